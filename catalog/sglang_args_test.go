@@ -1,0 +1,82 @@
+package catalog
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestSGLangArgsCatalog(t *testing.T) {
+	a := SGLangArgs()
+	if got := len(a.Flags); got != 497 {
+		t.Errorf("flags: got %d, want 497 (the catalog's COUNT line)", got)
+	}
+	tests := []struct {
+		opt, name, dest, action, typ, nargs string
+		deprecated                          bool
+		replacement                         string
+	}{
+		{"--tp", "--tp-size", "tp_size", "store", "int", "", false, ""},
+		{"--tensor-parallel-size", "--tp-size", "tp_size", "store", "int", "", false, ""},
+		{"--model", "--model-path", "model_path", "store", "str", "", false, ""},
+		{"--trust-remote-code", "--trust-remote-code", "trust_remote_code", "store_true", "str", "", false, ""},
+		{"--cuda-graph-max-bs", "--cuda-graph-max-bs", "cuda_graph_max_bs_decode", "store", "int", "", true, "--cuda-graph-max-bs-decode"},
+		{"--cuda-graph-bs", "--cuda-graph-bs", "cuda_graph_bs_decode", "store", "int", "+", true, "--cuda-graph-bs-decode"},
+		{"--enable-flashinfer-allreduce-fusion", "--enable-flashinfer-allreduce-fusion", "enable_flashinfer_allreduce_fusion", "store_true", "str", "", true, "--flashinfer-allreduce-fusion-backend=auto"},
+		{"--mem-fraction-static", "--mem-fraction-static", "mem_fraction_static", "store", "float", "", false, ""},
+		{"--ep", "--ep-size", "ep_size", "store", "int", "", false, ""},
+		{"--no-lora-strict-loading", "--lora-strict-loading", "lora_strict_loading", "boolean_optional", "str", "", false, ""},
+		{"--lora-paths", "--lora-paths", "lora_paths", "store", "str", "*", false, ""},
+		{"--speculative-eagle-topk", "--speculative-eagle-topk", "speculative_eagle_topk", "store", "int", "", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.opt, func(t *testing.T) {
+			f, _, err := a.Resolve(tt.opt)
+			if err != nil {
+				t.Fatalf("resolve: %v", err)
+			}
+			got := []any{f.Name, f.Dest, f.Action, f.Type, f.Nargs, f.Deprecated, f.Replacement}
+			want := []any{tt.name, tt.dest, tt.action, tt.typ, tt.nargs, tt.deprecated, tt.replacement}
+			if !slices.Equal(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	a := SGLangArgs()
+	_, _, err := a.Resolve("--speculative-eagle-top-k")
+	var unk *UnknownError
+	if !errors.As(err, &unk) || len(unk.Suggestions) == 0 || unk.Suggestions[0] != "--speculative-eagle-topk" {
+		t.Errorf("got %v, want unknown with suggestion --speculative-eagle-topk", err)
+	}
+	_, _, err = a.Resolve("--enable-")
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) {
+		t.Errorf("got %v, want ambiguous", err)
+	}
+}
+
+func TestChoices(t *testing.T) {
+	a := SGLangArgs()
+	tests := []struct {
+		opt, want string
+		n         int
+	}{
+		{"--attention-backend", "flashinfer", 25},
+		{"--decode-attention-backend", "flashinfer", 25},
+		{"--tool-call-parser", "kimi_k2", 0},
+		{"--reasoning-parser", "kimi_k2", 0},
+		{"--speculative-ngram-match-type", "BFS", 2},
+	}
+	for _, tt := range tests {
+		f, _, _ := a.Resolve(tt.opt)
+		if !slices.Contains(f.Choices, tt.want) || (tt.n > 0 && len(f.Choices) != tt.n) {
+			t.Errorf("%s: choices %v, want %d holding %q", tt.opt, f.Choices, tt.n, tt.want)
+		}
+	}
+	if f, _, _ := a.Resolve("--enable-multimodal"); f.Choices != nil {
+		t.Errorf("--enable-multimodal: got choices %v, want none", f.Choices)
+	}
+}
