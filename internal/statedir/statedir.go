@@ -1,0 +1,63 @@
+// Package statedir says where sglaunch keeps what outlives one run
+// (records, load timings, caches) and what lives only while a server runs
+// (runtime state files).
+package statedir
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Env is how the package reads the environment (os.Getenv in production).
+type Env func(string) string
+
+// State returns the state directory: override when set (SGLAUNCH_STATE_DIR),
+// /var/lib/sglaunch for root, else $XDG_STATE_HOME/sglaunch
+// (default ~/.local/state/sglaunch).
+func State(override string, getenv Env) string {
+	if override != "" {
+		return override
+	}
+	if os.Geteuid() == 0 {
+		return "/var/lib/sglaunch"
+	}
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "sglaunch")
+	}
+	return filepath.Join(home(getenv), ".local", "state", "sglaunch")
+}
+
+// Runtime returns the directory for runtime state files: /run/sglaunch
+// for root, else $XDG_RUNTIME_DIR/sglaunch (falling back to the state
+// directory's run/ when XDG_RUNTIME_DIR is unset).
+func Runtime(stateOverride string, getenv Env) string {
+	if os.Geteuid() == 0 {
+		return "/run/sglaunch"
+	}
+	if x := getenv("XDG_RUNTIME_DIR"); x != "" {
+		return filepath.Join(x, "sglaunch")
+	}
+	return filepath.Join(State(stateOverride, getenv), "run")
+}
+
+// Cache returns the cache directory: $XDG_CACHE_HOME/sglaunch (default
+// ~/.cache/sglaunch), /var/cache/sglaunch for root.
+func Cache(getenv Env) string {
+	if os.Geteuid() == 0 {
+		return "/var/cache/sglaunch"
+	}
+	if x := getenv("XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "sglaunch")
+	}
+	return filepath.Join(home(getenv), ".cache", "sglaunch")
+}
+
+func home(getenv Env) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return h
+	}
+	return os.TempDir()
+}

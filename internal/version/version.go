@@ -1,0 +1,19 @@
+// Package version says which sglaunch this is.
+package version
+
+import "runtime/debug"
+
+// Version is set at link time (-ldflags "-X .../internal/version.Version=v1.2.3");
+// otherwise it comes from the module build info.
+var Version = ""
+
+// String returns the sglaunch version.
+func String() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.1.0-dev"
+}
