@@ -1,0 +1,141 @@
+package profiles
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Pos is where a value was written.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Kind says how a value was written.
+type Kind int
+
+const (
+	// Scalar is a string, number or other scalar, kept as written.
+	Scalar Kind = iota
+	// Bool is true or false: a bare flag, or a flag removed.
+	Bool
+	// List is a sequence of scalars: --flag a b c.
+	List
+	// Null removes an inherited value (env only).
+	Null
+)
+
+// Value is one setting as written, with where it came from.
+type Value struct {
+	Kind Kind
+	Text string   // Scalar and Bool: the text as written
+	List []string // List: each item as written
+	Pos  Pos
+	// From names the layer that set the value: "default", "profile",
+	// "extends NAME", "serve overlay", "SGLAUNCH_PORT", "--set", ...
+	From string
+}
+
+// IsTrue reports whether a Bool value is true.
+func (v Value) IsTrue() bool { return v.Kind == Bool && strings.EqualFold(v.Text, "true") }
+
+// String renders the value the way it reaches a command line or an
+// environment: scalars as written, lists space-separated.
+func (v Value) String() string {
+	switch v.Kind {
+	case List:
+		return strings.Join(v.List, " ")
+	case Null:
+		return ""
+	}
+	return v.Text
+}
+
+// Entry is one named value of an ordered section (args or env).
+type Entry struct {
+	Name  string
+	Value Value
+	Key   Pos // where the name was written
+}
+
+// Section is an ordered set of entries; later entries with the same name
+// replace earlier ones in place.
+type Section []Entry
+
+// Get returns the entry for name.
+func (s Section) Get(name string) (Entry, bool) {
+	for _, e := range s {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Merge applies over on top of s: a name already present keeps its place
+// and takes the new value; a new name is appended in over's order.
+func (s Section) Merge(over Section) Section {
+	out := append(Section(nil), s...)
+	for _, e := range over {
+		replaced := false
+		for i := range out {
+			if out[i].Name == e.Name {
+				out[i] = e
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Overlay is what one mode (serve or bench) adds on top of the profile.
+type Overlay struct {
+	Env  Section
+	Args Section
+	// Workloads is the raw bench.workloads node, decoded by the bench
+	// package, which owns the workload format.
+	Workloads ast.Node
+	Pos       Pos
+}
+
+// Profile is one profile file, or the result of applying its extends chain.
+type Profile struct {
+	Name        string
+	Description string
+	Extends     string
+	ExtendsPos  Pos
+	// Settings holds the scalar settings by dotted key: python, module,
+	// stop_timeout, health.start_timeout, ... (see Schema).
+	Settings   map[string]Value
+	Env        Section
+	Args       Section
+	Serve      Overlay
+	Bench      Overlay
+	ManagedEnv []string
+	InheritEnv []string
+	// Source is where the profile was read: a file path or "built-in".
+	Source string
+	// Chain lists the profiles applied, base first, when extends was used.
+	Chain []string
+}
+
+// Overlay returns the overlay of mode ("serve" or "bench").
+func (p *Profile) Overlay(mode string) *Overlay {
+	if mode == "bench" {
+		return &p.Bench
+	}
+	return &p.Serve
+}

@@ -1,0 +1,116 @@
+package profiles
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+)
+
+// YAML renders the profile (extends applied) as a profile file would be
+// written, scalars exactly as they were written, each inherited value
+// commented with the layer it came from.
+func (p *Profile) YAML() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %s\n", Quote(p.Name, Scalar))
+	if p.Description != "" {
+		fmt.Fprintf(&b, "description: %s\n", Quote(p.Description, Scalar))
+	}
+	fmt.Fprintf(&b, "# source: %s\n", p.Source)
+	if len(p.Chain) > 0 {
+		fmt.Fprintf(&b, "# extends (applied): %s\n", strings.Join(p.Chain, " <- "))
+	}
+	for _, key := range []string{"python", "module", "stop_timeout"} {
+		if v, ok := p.Settings[key]; ok {
+			fmt.Fprintf(&b, "%s: %s%s\n", key, Quote(v.Text, v.Kind), comment(v))
+		}
+	}
+	if len(p.ManagedEnv) > 0 {
+		fmt.Fprintf(&b, "managed_env: [%s]\n", strings.Join(p.ManagedEnv, ", "))
+	}
+	if len(p.InheritEnv) > 0 {
+		fmt.Fprintf(&b, "inherit_env: [%s]\n", strings.Join(p.InheritEnv, ", "))
+	}
+	writeSection(&b, "", "env", p.Env)
+	writeSection(&b, "", "args", p.Args)
+	for _, mode := range []string{"serve", "bench"} {
+		o := p.Overlay(mode)
+		if len(o.Env) == 0 && len(o.Args) == 0 && o.Workloads == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n", mode)
+		writeSection(&b, "  ", "env", o.Env)
+		writeSection(&b, "  ", "args", o.Args)
+		if o.Workloads != nil {
+			b.WriteString("  workloads:\n")
+			for _, line := range strings.Split(strings.TrimRight(o.Workloads.String(), "\n"), "\n") {
+				b.WriteString("    " + strings.TrimLeft(line, " ") + "\n")
+			}
+		}
+	}
+	var health []string
+	for _, s := range Schema {
+		if rest, ok := strings.CutPrefix(s.Key, "health."); ok {
+			if v, ok := p.Settings[s.Key]; ok {
+				health = append(health, fmt.Sprintf("  %s: %s%s\n", rest, Quote(v.Text, v.Kind), comment(v)))
+			}
+		}
+	}
+	if len(health) > 0 {
+		b.WriteString("health:\n" + strings.Join(health, ""))
+	}
+	return b.String()
+}
+
+func writeSection(b *strings.Builder, indent, name string, s Section) {
+	if len(s) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%s%s:\n", indent, name)
+	for _, e := range s {
+		var val string
+		switch e.Value.Kind {
+		case List:
+			items := make([]string, len(e.Value.List))
+			for i, it := range e.Value.List {
+				items[i] = Quote(it, Scalar)
+			}
+			val = "[" + strings.Join(items, ", ") + "]"
+		case Null:
+			val = "null"
+		default:
+			val = Quote(e.Value.Text, e.Value.Kind)
+		}
+		fmt.Fprintf(b, "%s  %s: %s%s\n", indent, e.Name, val, comment(e.Value))
+	}
+}
+
+func comment(v Value) string {
+	if v.From == "" || v.From == "profile" {
+		return ""
+	}
+	return "  # " + v.From
+}
+
+// Quote writes text as a YAML scalar that reads back as the same kind and
+// text: plain where that is safe, double-quoted otherwise.
+func Quote(text string, kind Kind) string {
+	if kind == Bool || kind == Null {
+		return text
+	}
+	if text != "" && !strings.ContainsAny(text, "\n\t\"'#") && readsBack(text) {
+		return text
+	}
+	q, _ := json.Marshal(text)
+	return string(q)
+}
+
+func readsBack(text string) bool {
+	p, err := Parse("", []byte("args:\n  x: "+text+"\n"))
+	if err != nil {
+		return false
+	}
+	e, ok := p.Args.Get("x")
+	return ok && e.Value.Kind == Scalar && e.Value.Text == text
+}
+

@@ -1,0 +1,98 @@
+package profiles
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SettingType says how a scalar setting is validated.
+type SettingType int
+
+const (
+	TString SettingType = iota
+	TDuration
+	TPositiveInt
+	TEnum
+)
+
+// Setting describes one scalar profile key.
+type Setting struct {
+	Key     string
+	Type    SettingType
+	Default string
+	Enum    []string
+	Doc     string
+}
+
+// Schema lists every scalar setting a profile may hold, in display order.
+// health.* and stop_timeout are read by the supervisor; they sit here so
+// that profiles, --set and the printed config validate them alike.
+var Schema = []Setting{
+	{Key: "python", Type: TString, Default: "python3", Doc: "interpreter; resolved to an absolute path"},
+	{Key: "module", Type: TString, Default: "sglang.launch_server", Doc: "module run with python -m"},
+	{Key: "stop_timeout", Type: TDuration, Default: "30s", Doc: "grace between SIGTERM and SIGKILL"},
+	{Key: "health.start_timeout", Type: TDuration, Default: "30m", Doc: "budget for the whole load"},
+	{Key: "health.stall_timeout", Type: TDuration, Default: "10m", Doc: "fail when the server prints nothing for this long while loading"},
+	{Key: "health.poll_interval", Type: TDuration, Default: "500ms", Doc: "readiness probe interval"},
+	{Key: "health.request_timeout", Type: TDuration, Default: "30s", Doc: "per-probe timeout; above SGLang's 20 s health generation"},
+	{Key: "health.interval", Type: TDuration, Default: "10s", Doc: "liveness probe interval after ready; 0 turns liveness off"},
+	{Key: "health.failure_threshold", Type: TPositiveInt, Default: "3", Doc: "consecutive liveness failures before acting"},
+	{Key: "health.on_unhealthy", Type: TEnum, Default: "exit", Enum: []string{"exit", "log"}, Doc: "exit: stop the server and exit 1; log: only log"},
+}
+
+// LookupSetting finds a setting by dotted key.
+func LookupSetting(key string) (Setting, bool) {
+	for _, s := range Schema {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+// settingKeys returns the keys under prefix ("health.") without it.
+func settingKeys(prefix string) []string {
+	var keys []string
+	for _, s := range Schema {
+		if rest, ok := strings.CutPrefix(s.Key, prefix); ok && !strings.Contains(rest, ".") {
+			keys = append(keys, rest)
+		}
+	}
+	return keys
+}
+
+// Check validates text against the setting's type and says what would be right.
+func (s Setting) Check(text string) error {
+	switch s.Type {
+	case TString:
+		if text == "" {
+			return fmt.Errorf("want a non-empty string")
+		}
+	case TDuration:
+		d, err := time.ParseDuration(text)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration like 30s, 10m or 1h30m, got %q", text)
+		}
+	case TPositiveInt:
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a whole number of at least 1, got %q", text)
+		}
+	case TEnum:
+		for _, e := range s.Enum {
+			if text == e {
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %s, got %q", strings.Join(s.Enum, ", "), text)
+	}
+	return nil
+}
+
+// Duration returns a validated duration setting's value.
+func Duration(v Value) time.Duration {
+	d, _ := time.ParseDuration(v.Text)
+	return d
+}
