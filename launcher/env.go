@@ -1,0 +1,60 @@
+package launcher
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sglaunch/sglaunch/profiles"
+)
+
+// IsManaged reports whether a variable comes only from the plan: its
+// name matches one of the managed prefixes (ending in _) or names.
+func (p *Plan) IsManaged(name string) bool { return matchManaged(p.Managed, name) }
+
+func matchManaged(managed []string, name string) bool {
+	for _, m := range managed {
+		if name == m || (strings.HasSuffix(m, "_") && strings.HasPrefix(name, m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// buildEnv computes the child's environment: sglaunch's own environment
+// minus managed variables (unless inherited on purpose) and systemd's
+// notify variables, plus the plan's variables.
+func (p *Plan) buildEnv(env profiles.Section, raw map[string]string, inherit, environ []string) {
+	set := map[string]bool{}
+	for _, e := range env {
+		set[e.Name] = true
+		r, ok := raw[e.Name]
+		if !ok {
+			r = e.Value.Text
+		}
+		p.Env = append(p.Env, EnvVar{Name: e.Name, Value: e.Value.Text, Raw: r, From: e.Value.From})
+	}
+	p.Dropped = []Dropped{}
+	for _, kv := range environ {
+		name, val, _ := strings.Cut(kv, "=")
+		switch {
+		case slices.Contains(neverInherited, name):
+			continue
+		case set[name]:
+			if p.IsManaged(name) {
+				p.Dropped = append(p.Dropped, Dropped{Name: name, Value: val, Replaced: true})
+			}
+			continue
+		case !p.IsManaged(name):
+			p.Environ = append(p.Environ, kv)
+		case slices.Contains(inherit, name):
+			p.Environ = append(p.Environ, kv)
+			p.Env = append(p.Env, EnvVar{Name: name, Value: val, Raw: val, From: "inherited"})
+		default:
+			p.Dropped = append(p.Dropped, Dropped{Name: name, Value: val})
+		}
+	}
+	for _, e := range env {
+		p.Environ = append(p.Environ, e.Name+"="+e.Value.Text)
+	}
+	slices.SortFunc(p.Dropped, func(a, b Dropped) int { return strings.Compare(a.Name, b.Name) })
+}

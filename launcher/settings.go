@@ -1,0 +1,42 @@
+package launcher
+
+import (
+	"context"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+// Settings is sglaunch's own configuration from SGLAUNCH_* variables. It
+// sits above the profile and below the command line: a flag given on the
+// command line overrides the variable of the same meaning.
+type Settings struct {
+	// Profile names the profile (name or path) when --profile is absent.
+	Profile string `env:"SGLAUNCH_PROFILE"`
+	// ProfilePath is a colon-separated list of directories searched for
+	// profiles before the XDG, /etc and built-in locations.
+	ProfilePath string `env:"SGLAUNCH_PROFILE_PATH"`
+	// StateDir holds bench records, load timings and caches
+	// (default /var/lib/sglaunch for root, else $XDG_STATE_HOME/sglaunch).
+	StateDir string `env:"SGLAUNCH_STATE_DIR"`
+	// Python overrides the profile's interpreter.
+	Python string `env:"SGLAUNCH_PYTHON"`
+	// Host and Port override the server's --host and --port.
+	Host string `env:"SGLAUNCH_HOST"`
+	Port string `env:"SGLAUNCH_PORT"`
+	// Set holds KEY=VALUE assignments like --set, separated by ";".
+	Set []string `env:"SGLAUNCH_SET, delimiter=;"`
+	// LogFormat is text or json for sglaunch's own lines.
+	LogFormat string `env:"SGLAUNCH_LOG_FORMAT"`
+	// LogFile also appends the server's output to this file.
+	LogFile string `env:"SGLAUNCH_LOG_FILE"`
+}
+
+// LoadSettings reads Settings through lookup (os.LookupEnv in production).
+func LoadSettings(ctx context.Context, lookup func(string) (string, bool)) (Settings, error) {
+	var s Settings
+	err := envconfig.ProcessWith(ctx, &envconfig.Config{
+		Target:   &s,
+		Lookuper: envconfig.LookuperFunc(lookup),
+	})
+	return s, err
+}
