@@ -51,7 +51,7 @@ type Plan struct {
 	// Env are the managed variables the child gets, in profile order.
 	Env []EnvVar `json:"-"`
 	// Environ is the child's whole environment.
-	Environ []string `json:"-"`
+	Environ []string  `json:"-"`
 	Dropped []Dropped `json:"dropped"`
 	// OverlayAdded lists what the mode overlay added or changed.
 	OverlayAdded []string `json:"overlay_added"`

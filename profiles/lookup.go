@@ -183,7 +183,7 @@ func (f *Finder) notFound(ref string) error {
 
 type notFoundError struct{ msg string }
 
-func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Error() string        { return e.msg }
 func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // Listing is one profile as `profiles list` shows it.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
 )
 
 // YAML renders the profile (extends applied) as a profile file would be
@@ -113,4 +112,3 @@ func readsBack(text string) bool {
 	e, ok := p.Args.Get("x")
 	return ok && e.Value.Kind == Scalar && e.Value.Text == text
 }
-
