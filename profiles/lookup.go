@@ -168,10 +168,8 @@ func (f *Finder) notFound(ref string) error {
 			near = append(near, n)
 		}
 	}
-	for _, n := range catalog.Nearest(ref, names, 3) {
-		if !contains(near, n) {
-			near = append(near, n)
-		}
+	if len(near) == 0 {
+		near = catalog.Nearest(ref, names, 3)
 	}
 	if len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, ", ") + "?"

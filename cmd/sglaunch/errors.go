@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sglaunch/sglaunch/internal/inputerr"
+)
+
+// statusError ends sglaunch with a given exit status, e.g. the server's.
+type statusError struct {
+	code int
+	msg  string // printed when non-empty
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+// usageError turns urfave's flag parsing errors into input errors.
+func usageError(c *cli.Context, err error, _ bool) error {
+	msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
+	if msg != err.Error() {
+		msg = fmt.Sprintf("unknown flag --%s; see `sglaunch %s --help`", strings.TrimLeft(msg, "-"), c.Command.FullName())
+	}
+	return inputerr.Errorf("%s", msg)
+}
+
+// exitStatus prints err (if any) and maps it to an exit status.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var se *statusError
+	if errors.As(err, &se) {
+		if se.msg != "" {
+			fmt.Fprintf(stderr, "sglaunch: %s\n", se.msg)
+		}
+		return se.code
+	}
+	fmt.Fprintf(stderr, "sglaunch: %v\n", err)
+	if inputerr.Is(err) {
+		return 2
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return 1
+}

@@ -1,0 +1,94 @@
+// Command sglaunch launches, supervises and benchmarks an SGLang server
+// from one named profile. This package only wires the CLI to the
+// packages that do the work; one file per subcommand.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sglaunch/sglaunch/internal/version"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGPIPE)
+	defer stop()
+	os.Exit(run(ctx, os.Args, defaultEnv()))
+}
+
+// env is what the CLI takes from the outside world; tests replace it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	lookupEnv      func(string) (string, bool)
+	environ        func() []string
+	lookPath       func(string) (string, error)
+	args           []string // the command line, for what follows --
+}
+
+func defaultEnv() *env {
+	return &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, lookupEnv: os.LookupEnv, environ: os.Environ, lookPath: exec.LookPath}
+}
+
+func (e *env) getenv(k string) string {
+	v, _ := e.lookupEnv(k)
+	return v
+}
+
+// run runs the CLI and returns the exit status: 0 success, 2 bad input,
+// 1 a failed run, or the server's own status where the server ended.
+func run(ctx context.Context, args []string, e *env) (code int) {
+	defer func() {
+		// No Go stack trace reaches a user; a panic is still a bug to report.
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "sglaunch: internal error: %v (please report this)\n", r)
+			code = 1
+		}
+	}()
+	e.args = args
+	app := newApp(e)
+	err := app.RunContext(ctx, args)
+	return exitStatus(err, e.stderr)
+}
+
+func newApp(e *env) *cli.App {
+	return &cli.App{
+		Name:    "sglaunch",
+		Usage:   "launch, supervise and benchmark an SGLang server from one named profile",
+		Version: version.String(),
+		Writer:  e.stdout, ErrWriter: e.stderr,
+		Reader:               e.stdin,
+		EnableBashCompletion: false,
+		HideHelpCommand:      true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         usageError,
+		Commands:             commands(e),
+	}
+}
+
+// commands lists the subcommands; each lives in its own file.
+func commands(e *env) []*cli.Command {
+	cmds := []*cli.Command{
+		serveCommand(e),
+		configCommand(e),
+		profilesCommand(e),
+	}
+	for _, c := range cmds {
+		setUsageError(c)
+	}
+	return cmds
+}
+
+func setUsageError(c *cli.Command) {
+	c.OnUsageError = usageError
+	for _, sub := range c.Subcommands {
+		setUsageError(sub)
+	}
+}

@@ -1,0 +1,222 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Generous bounds: these tests must not flake on a loaded 2-core machine.
+const (
+	commandTimeout = 2 * time.Minute
+	waitTimeout    = 30 * time.Second
+)
+
+var (
+	sglaunchBin string // built once by TestMain
+	sharedCache string // one unpacked simulator for all tests
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "sglaunch-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	sglaunchBin = filepath.Join(dir, "sglaunch")
+	sharedCache = filepath.Join(dir, "cache")
+	build := exec.Command("go", "build", "-o", sglaunchBin, "../cmd/sglaunch")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build sglaunch:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// testEnv is an isolated environment for one sglaunch invocation: its own
+// config, state and runtime directories, the shared simulator cache, and
+// the caller's PATH and HOME.
+type testEnv struct {
+	t    *testing.T
+	Dir  string            // scratch directory for the test
+	Vars map[string]string // the environment sglaunch gets
+}
+
+func newEnv(t *testing.T) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &testEnv{t: t, Dir: dir, Vars: map[string]string{
+		"PATH":               os.Getenv("PATH"),
+		"HOME":               dir,
+		"LANG":               "C.UTF-8",
+		"XDG_CONFIG_HOME":    filepath.Join(dir, "config"),
+		"XDG_STATE_HOME":     filepath.Join(dir, "state"),
+		"XDG_RUNTIME_DIR":    filepath.Join(dir, "run"),
+		"XDG_CACHE_HOME":     sharedCache,
+		"SGLAUNCH_STATE_DIR": filepath.Join(dir, "state", "sglaunch"),
+	}}
+	for _, d := range []string{"config", "state", "run"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func (e *testEnv) environ() []string {
+	var out []string
+	for k, v := range e.Vars {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// Profile writes a profile file into the test's search path and returns its path.
+func (e *testEnv) Profile(name, yaml string) string {
+	e.t.Helper()
+	dir := filepath.Join(e.Dir, "config", "sglaunch", "profiles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return path
+}
+
+// Proc is a running sglaunch.
+type Proc struct {
+	Cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	code           int
+}
+
+// Start starts sglaunch with args in its own process group.
+func (e *testEnv) Start(args ...string) *Proc {
+	e.t.Helper()
+	cmd := exec.Command(sglaunchBin, args...)
+	cmd.Env = e.environ()
+	cmd.Dir = e.Dir
+	p := &Proc{Cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		e.t.Fatalf("start sglaunch: %v", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		p.code = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			p.code = 128 + int(ws.Signal())
+		}
+		close(p.done)
+	}()
+	e.t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
+		}
+	})
+	return p
+}
+
+// Wait waits for sglaunch to exit and returns its exit status.
+func (p *Proc) Wait(t *testing.T, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(timeout):
+		t.Fatalf("sglaunch still running after %v\nstdout:\n%s\nstderr:\n%s", timeout, p.Stdout(), p.Stderr())
+		return -1
+	}
+}
+
+// Done is closed when sglaunch has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+func (p *Proc) Stdout() string { return p.stdout.String() }
+func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// Run runs sglaunch to completion and returns stdout, stderr and its exit status.
+func (e *testEnv) Run(args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	p := e.Start(args...)
+	code = p.Wait(e.t, commandTimeout)
+	return p.Stdout(), p.Stderr(), code
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// alive reports whether a process exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
