@@ -1,0 +1,37 @@
+"""Launch the simulated SGLang server: ``python -m sglang.launch_server --model-path M``.
+
+Order, as in SGLang: parse the flags (exit 2 on a bad one), log server_args,
+start the workers and wait for the model load, bind the HTTP port, warm up,
+report ready. Before any of that the sim writes its invocation record and
+its log flood when asked (SGLANG_SIM_RECORD, SGLANG_SIM_LOG_FLOOD_BYTES).
+"""
+
+import signal
+import sys
+
+from sglang.srt import sim_env
+from sglang.srt.sim_hooks import log_flood, record_invocation
+
+
+def main(argv=None):
+    cfg = sim_env.config()
+    if cfg.ignore_sigterm:
+        # Inherited across exec, so every worker ignores it too.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if cfg.record:
+        record_invocation(cfg.record)
+    if cfg.log_flood_bytes:
+        log_flood(cfg.log_flood_bytes)
+        if cfg.exit_after_flood:
+            sys.exit(0)
+
+    from sglang.srt import environ  # noqa: F401  (deprecated-name handling at import, as SGLang)
+    from sglang.srt.http_server import launch_server
+    from sglang.srt.server_args import prepare_server_args
+
+    server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
+    launch_server(server_args, cfg)
+
+
+if __name__ == "__main__":
+    main()

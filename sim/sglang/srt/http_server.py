@@ -1,0 +1,583 @@
+"""The simulated server's HTTP side and life cycle, after SGLang's
+srt/entrypoints/http_server.py.
+
+HTTP/1.1 on asyncio, shaped like uvicorn: keep-alive (closed after
+SGLANG_TIMEOUT_KEEP_ALIVE idle seconds), chunked transfer encoding for
+streams, lower-case response headers, access lines on stdout.
+
+Life cycle, in SGLang's order: the port is bound only after every rank has
+loaded (connections are refused until then); a warm-up /generate runs, during
+which /health and /health_generate answer 503 and /model_info, /get_model_info
+and /v1/models answer 200; then "The server is fired up and ready to roll!".
+
+/health and /health_generate are one handler, as in SGLang: 503 while
+starting or shutting down, otherwise a 1-token generation. While the ranks are
+hung (SGLANG_SIM_HANG_AFTER_READY) the probe is accepted and left unanswered
+for SGLANG_HEALTH_CHECK_TIMEOUT seconds (default 20), then answered 503, as
+SGLang does. SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION=0 makes /health answer
+200 without generating. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity
+and unused.
+
+Signals, as SGLang handles them once serving:
+  SIGTERM  /health turns 503, in-flight requests drain, the workers are killed,
+           and the server SIGKILLs itself (SGLang's kill_process_tree), so its
+           exit status reads "killed by signal 9". SGLANG_SIM_SIGTERM_EXIT_CODE
+           makes it exit with that status instead.
+  SIGINT   uvicorn's graceful shutdown: stop accepting, drain, kill the
+           workers, exit 0. A second SIGINT exits at once.
+  SIGQUIT  log, kill the whole tree at once, SIGKILL itself.
+"""
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+
+from sglang.srt.environ import envs
+from sglang.srt.http_conn import REASONS, HttpConnection
+from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_tokens
+from sglang.srt.utils import (
+    flush_std,
+    kill_process_tree,
+    logger,
+    sched_logger,
+    tighten_timer_slack,
+    uvicorn_line,
+    write_all,
+)
+from sglang.version import __version__
+
+HEALTH_CHECK_TIMEOUT = int(os.getenv("SGLANG_HEALTH_CHECK_TIMEOUT", 20))
+WAIT_WEIGHTS_READY_TIMEOUT = int(os.getenv("SGLANG_WAIT_WEIGHTS_READY_TIMEOUT", 120))
+
+
+POLL_SECONDS = 0.02  # how often a SIGTERM drain checks for remaining requests
+
+
+def _error(message, status=400):
+    return {"object": "error", "message": message, "type": REASONS.get(status, "Error"), "param": None, "code": status}
+
+
+class BadRequest(Exception):
+    pass
+
+
+def _prompt_len(obj):
+    if obj.get("input_ids") is not None:
+        ids = obj["input_ids"]
+        if not isinstance(ids, list):
+            raise BadRequest("input_ids must be a list of token ids.")
+        return len(ids)
+    if obj.get("text") is not None:
+        return approx_tokens(obj["text"]) if isinstance(obj["text"], str) else approx_tokens(str(obj["text"]))
+    raise BadRequest("Either text, input_ids or input_embeds should be provided.")
+
+
+def _int_field(obj, name, default):
+    value = obj.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadRequest(f"{name} must be a non-negative integer, got {value!r}.")
+    return value
+
+
+class SimHttpServer:
+    def __init__(self, server_args, cfg, engine, loop):
+        self.args = server_args
+        self.cfg = cfg
+        self.engine = engine
+        self.loop = loop
+        self.tm = TokenizerManager(server_args, cfg, loop, engine.facts)
+        self.conns = set()
+        self.closing = False
+        self.sigint_count = 0
+        self.server = None
+        self.keep_alive_timeout = envs.SGLANG_TIMEOUT_KEEP_ALIVE.get()
+        level = (server_args.get("log_level_http") or server_args.get("log_level") or "info").lower()
+        self.access_enabled = level in ("debug", "info", "trace")
+        self.access_exclude = tuple(server_args.get("uvicorn_access_log_exclude_prefixes") or ())
+        self.api_key = server_args.get("api_key")
+        self.health_failed = False
+        self.routes = {
+            "/health": (("GET",), self.health),
+            "/health_generate": (("GET",), self.health),
+            "/model_info": (("GET",), self.model_info),
+            "/get_model_info": (("GET",), self.get_model_info),
+            "/server_info": (("GET",), self.server_info),
+            "/get_server_info": (("GET",), self.get_server_info),
+            "/v1/models": (("GET",), self.v1_models),
+            "/generate": (("POST", "PUT"), self.generate),
+            "/v1/completions": (("POST",), self.completions),
+            "/v1/chat/completions": (("POST",), self.chat_completions),
+            "/flush_cache": (("GET", "POST"), self.flush_cache),
+            "/metrics": (("GET",), self.metrics),
+        }
+
+    # -- plumbing --------------------------------------------------------------
+
+    def access_log(self, conn, status):
+        if not self.access_enabled or conn.path.startswith(self.access_exclude or ("\0",)):
+            return
+        line = uvicorn_line(f'{conn.peer} - "{conn.request_line}" {status} {REASONS.get(status, "")}')
+        write_all(1, line.encode())
+
+    def on_connection_done(self):
+        pass
+
+    def dispatch(self, conn, method, path, headers, body, t0):
+        route = self.routes.get(path)
+        if route is None:
+            conn.json(404, {"detail": "Not Found"})
+            return
+        methods, handler = route
+        if method not in methods:
+            conn.json(405, {"detail": "Method Not Allowed"})
+            return
+        if self.api_key and not path.startswith("/health") and path != "/metrics":
+            if headers.get("authorization", "") != f"Bearer {self.api_key}":
+                conn.json(401, {"error": "Unauthorized"})
+                return
+        try:
+            handler(conn, headers, body, t0)
+        except BadRequest as e:
+            if path in ("/generate",):
+                conn.json(400, {"error": {"message": str(e)}})
+            else:
+                conn.json(400, _error(str(e)))
+
+    def _body_json(self, body):
+        try:
+            obj = json.loads(body or b"{}")
+        except ValueError as e:
+            raise BadRequest(f"Invalid JSON body: {e}") from None
+        if not isinstance(obj, dict):
+            raise BadRequest("The request body must be a JSON object.")
+        return obj
+
+    # -- health ----------------------------------------------------------------
+
+    def health(self, conn, headers, body, t0):
+        tm = self.tm
+        if tm.gracefully_exit:
+            logger.info("Health check request received during shutdown. Returning 503.")
+            conn.send_response(503)
+            return
+        if tm.server_status == "Starting":
+            conn.send_response(503)
+            return
+        if not envs.SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION.get() and conn.path == "/health":
+            conn.send_response(200)
+            return
+        if tm.hung:
+            tic = time.time()
+
+            def timeout():
+                logger.error(
+                    "Health check failed. Server couldn't get a response from detokenizer for last "
+                    f"{HEALTH_CHECK_TIMEOUT} seconds. tic start time: {time.strftime('%H:%M:%S', time.localtime(tic))}. "
+                    f"last_heartbeat time: {time.strftime('%H:%M:%S', time.localtime(self.ready_wall or tic))}"
+                )
+                tm.server_status = "UnHealthy"
+                self.health_failed = True
+                conn.send_response(503)
+
+            conn.current = _Cancel(self.loop.call_later(HEALTH_CHECK_TIMEOUT, timeout))
+            return
+        # A 1-token generation: answered after the time to first token.
+        conn.current = _Cancel(self.loop.call_at(t0 + tm.ttft, lambda: conn.send_response(200)))
+
+    # -- introspection ---------------------------------------------------------
+
+    def _model_info(self):
+        a = self.args
+        from sglang.srt.engine import guess_architecture
+
+        return {
+            "model_path": a.get("model_path"),
+            "tokenizer_path": a.get("tokenizer_path"),
+            "is_generation": not a.get("is_embedding", False),
+            "preferred_sampling_params": a.get("preferred_sampling_params"),
+            "weight_version": a.get("weight_version", "default"),
+            "has_image_understanding": False,
+            "has_audio_understanding": False,
+            "model_type": guess_architecture(a.get("model_path")).replace("ForCausalLM", "").lower(),
+            "architectures": [guess_architecture(a.get("model_path"))],
+        }
+
+    def model_info(self, conn, headers, body, t0):
+        conn.json(200, self._model_info())
+
+    def get_model_info(self, conn, headers, body, t0):
+        logger.warning(
+            "Endpoint '/get_model_info' is deprecated and will be removed in a future version. "
+            "Please use '/model_info' instead."
+        )
+        self.model_info(conn, headers, body, t0)
+
+    def _internal_states(self):
+        a = self.args
+        spec = a.get("speculative_algorithm")
+        dp = max(1, int(a.get("dp_size", 1)))
+        elapsed = max(1e-9, time.monotonic() - self.tm._last_decode_log[0])
+        state = {
+            "last_gen_throughput": round((self.tm.tokens_out - self.tm._last_decode_log[1]) / elapsed, 2),
+            "memory_usage": {"weight": 15.02, "kvcache": round(self.engine.facts["max_total_num_tokens"] * 64 / 1e6, 2),
+                             "token_capacity": self.engine.facts["max_total_num_tokens"], "graph": 0.62},
+            "avg_spec_accept_length": (2.85 if spec else None),
+        }
+        return [dict(state) for _ in range(dp)]
+
+    def server_info(self, conn, headers, body, t0):
+        if self.tm.hung:
+            return  # the scheduler never answers get_internal_state
+        info = dict(self.args.to_dict())
+        info.update(
+            {
+                "status": "ready",
+                "max_total_num_tokens": self.engine.facts["max_total_num_tokens"],
+                "max_req_input_len": self.engine.facts["max_req_input_len"],
+            }
+        )
+        info["internal_states"] = self._internal_states()
+        info["version"] = __version__
+        info["kv_events"] = None
+        conn.send_response(200, json.dumps(info, separators=(",", ":"), default=str).encode())
+
+    def get_server_info(self, conn, headers, body, t0):
+        logger.warning(
+            "Endpoint '/get_server_info' is deprecated and will be removed in a future version. "
+            "Please use '/server_info' instead."
+        )
+        self.server_info(conn, headers, body, t0)
+
+    def v1_models(self, conn, headers, body, t0):
+        name = self.args.get("served_model_name") or self.args.get("model_path")
+        conn.json(
+            200,
+            {
+                "object": "list",
+                "data": [
+                    {
+                        "id": name,
+                        "object": "model",
+                        "created": int(self.started_wall),
+                        "owned_by": "sglang",
+                        "root": name,
+                        "parent": None,
+                        "max_model_len": self.engine.facts["context_len"],
+                    }
+                ],
+            },
+        )
+
+    def flush_cache(self, conn, headers, body, t0):
+        conn.send_response(
+            200,
+            b"Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting "
+            b"requests, the operation will not be performed.)\n",
+            "text/plain; charset=utf-8",
+        )
+
+    def metrics(self, conn, headers, body, t0):
+        if not self.args.get("enable_metrics", False):
+            conn.json(404, {"detail": "Not Found"})
+            return
+        name = self.args.get("served_model_name")
+        labels = f'model_name="{name}",engine_type="unified"'
+        lines = [
+            "# HELP sglang:num_running_reqs The number of running requests.",
+            "# TYPE sglang:num_running_reqs gauge",
+            f"sglang:num_running_reqs{{{labels}}} {len(self.tm.rid_to_state)}.0",
+            "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
+            "# TYPE sglang:prompt_tokens_total counter",
+            f"sglang:prompt_tokens_total{{{labels}}} {self.tm.prompt_tokens_total}.0",
+            "# HELP sglang:generation_tokens_total Number of generation tokens processed.",
+            "# TYPE sglang:generation_tokens_total counter",
+            f"sglang:generation_tokens_total{{{labels}}} {self.tm.tokens_out}.0",
+            "# HELP sglang:num_requests_total Number of requests finished.",
+            "# TYPE sglang:num_requests_total counter",
+            f"sglang:num_requests_total{{{labels}}} {self.tm.requests_done}.0",
+        ]
+        conn.send_response(200, ("\n".join(lines) + "\n").encode(), "text/plain; version=0.0.4; charset=utf-8")
+
+    # -- generation ------------------------------------------------------------
+
+    def _check_len(self, prompt_tokens):
+        ctx = self.engine.facts["context_len"]
+        if prompt_tokens >= ctx:
+            raise BadRequest(
+                f"The input ({prompt_tokens} tokens) is longer than the model's context length ({ctx} tokens)."
+            )
+
+    def generate(self, conn, headers, body, t0):
+        obj = self._body_json(body)
+        sp = obj.get("sampling_params") or {}
+        if not isinstance(sp, dict):
+            raise BadRequest("sampling_params must be an object.")
+        n = _int_field(sp, "max_new_tokens", 128)
+        stream = bool(obj.get("stream", False))
+        batch = isinstance(obj.get("text"), list) or (
+            isinstance(obj.get("input_ids"), list) and obj["input_ids"] and isinstance(obj["input_ids"][0], list)
+        )
+        if batch:
+            items = obj.get("text") if obj.get("text") is not None else obj.get("input_ids")
+            if stream:
+                raise BadRequest("The simulated server does not stream batched requests.")
+            self._generate_batch(conn, items, n, t0)
+            return
+        prompt = _prompt_len(obj)
+        self._check_len(prompt)
+        req = GenRequest(self.tm, conn, "generate", stream, t0, n, prompt)
+        conn.current = req
+        self.tm.submit(req)
+
+    def _generate_batch(self, conn, items, n, t0):
+        reqs = []
+        for item in items:
+            prompt = len(item) if isinstance(item, list) else approx_tokens(str(item))
+            self._check_len(prompt)
+            reqs.append(GenRequest(self.tm, conn, "generate", False, t0, n, prompt))
+
+        def finish():
+            out = []
+            for r in reqs:
+                self.tm.rid_to_state.pop(r.rid, None)
+                out.append({"text": r.full_text(), "meta_info": json.loads(r._meta(n, True))})
+            self.tm.tokens_out += n * len(reqs)
+            conn.json(200, out)
+
+        for r in reqs:
+            self.tm.rid_to_state[r.rid] = r
+        self.tm.at(t0 + self.tm.ttft + max(0, n - 1) * self.tm.itl, finish)
+
+    def _openai_common(self, obj):
+        n = obj.get("max_completion_tokens")
+        if n is None:
+            n = obj.get("max_tokens")
+        if n is None:
+            n = 128
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise BadRequest(f"max_tokens must be a non-negative integer, got {n!r}.")
+        stream = bool(obj.get("stream", False))
+        opts = obj.get("stream_options") or {}
+        include_usage = bool(opts.get("include_usage")) if isinstance(opts, dict) else False
+        if self.args.get("stream_response_default_include_usage", False) and "include_usage" not in opts:
+            include_usage = True
+        model = obj.get("model") or self.args.get("served_model_name")
+        return n, stream, include_usage, model
+
+    def completions(self, conn, headers, body, t0):
+        obj = self._body_json(body)
+        n, stream, include_usage, model = self._openai_common(obj)
+        prompt = obj.get("prompt")
+        if prompt is None:
+            raise BadRequest("prompt is required.")
+        if isinstance(prompt, list) and prompt and isinstance(prompt[0], int):
+            prompt_tokens = len(prompt)
+        else:
+            prompt_tokens = approx_tokens(prompt if isinstance(prompt, str) else json.dumps(prompt))
+        self._check_len(prompt_tokens)
+        req = GenRequest(self.tm, conn, "completions", stream, t0, n, prompt_tokens, model, include_usage)
+        conn.current = req
+        self.tm.submit(req)
+
+    def chat_completions(self, conn, headers, body, t0):
+        obj = self._body_json(body)
+        n, stream, include_usage, model = self._openai_common(obj)
+        messages = obj.get("messages")
+        if not isinstance(messages, list) or not messages:
+            raise BadRequest("messages must be a non-empty list.")
+        text = ""
+        for m in messages:
+            content = m.get("content") if isinstance(m, dict) else None
+            if isinstance(content, list):
+                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            text += str(content or "")
+        prompt_tokens = approx_tokens(text) + 3 * len(messages) + 1
+        self._check_len(prompt_tokens)
+        req = GenRequest(self.tm, conn, "chat", stream, t0, n, prompt_tokens, model, include_usage)
+        conn.current = req
+        self.tm.submit(req)
+
+    # -- life cycle ------------------------------------------------------------
+
+    def serve(self):
+        args, cfg, loop = self.args, self.cfg, self.loop
+        host = args.get("host", "127.0.0.1")
+        port = int(args.get("port", 30000))
+        logger.raw(uvicorn_line(f"Started server process [{os.getpid()}]"))
+        logger.raw(uvicorn_line("Waiting for application startup."))
+        logger.raw(uvicorn_line("Application startup complete."))
+        try:
+            self.server = loop.run_until_complete(
+                loop.create_server(lambda: HttpConnection(self), host, port, reuse_address=True, backlog=2048)
+            )
+        except OSError as e:
+            logger.raw(
+                uvicorn_line(f"[Errno {e.errno}] error while attempting to bind on address ({host!r}, {port}): "
+                             f"{(e.strerror or str(e)).lower()}", "ERROR")
+            )
+            self.engine.kill_children()
+            flush_std()
+            os._exit(1)
+        if port == 0:
+            port = self.server.sockets[0].getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
+        self.started_wall = time.time()
+        self.ready_wall = None
+        self._install_signal_handlers()
+        self.loop.call_later(0.5, self._watch_children)
+        if args.get("skip_server_warmup", False):
+            self._ready()
+        else:
+            self._warmup(port)
+        loop.run_forever()
+
+    def _warmup(self, port):
+        # SGLang's warm-up thread asks /model_info, then sends one /generate;
+        # the server reports ready only when that returns.
+        start = time.monotonic()
+        peer = f"127.0.0.1:{(port + 17) % 65536 or 1}"
+
+        def model_info_seen():
+            if self.access_enabled:
+                write_all(1, uvicorn_line(f'{peer} - "GET /model_info HTTP/1.1" 200 OK').encode())
+            sched_logger.info(
+                "Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
+                "#running-req: 0, #queue-req: 0, "
+            )
+
+        def generate_done():
+            if self.access_enabled:
+                write_all(1, uvicorn_line(f'{peer} - "POST /generate HTTP/1.1" 200 OK').encode())
+            self._ready()
+
+        self.loop.call_at(start + min(0.05, self.cfg.warmup_seconds / 2), model_info_seen)
+        self.loop.call_at(start + self.cfg.warmup_seconds, generate_done)
+
+    def _ready(self):
+        if self.tm.gracefully_exit:
+            return
+        self.tm.server_status = "Up"
+        self.ready_wall = time.time()
+        logger.info("The server is fired up and ready to roll!")
+        if self.cfg.hang_after_ready is not None:
+            self.loop.call_later(self.cfg.hang_after_ready, self._hang)
+
+    def _hang(self):
+        self.tm.hung = True
+
+    def _watch_children(self):
+        if self.closing or self.tm.gracefully_exit:
+            return
+        dead = self.engine.dead_child()
+        if dead is not None:
+            logger.error(
+                f"Subprocess {dead.name} (pid={dead.pid}) crashed with exit code {dead.popen.returncode}."
+            )
+            self.sigquit_handler()
+            return
+        self.loop.call_later(0.5, self._watch_children)
+
+    def _install_signal_handlers(self):
+        loop = self.loop
+        if not self.cfg.ignore_sigterm:
+            loop.add_signal_handler(signal.SIGTERM, self.sigterm_handler)
+        loop.add_signal_handler(signal.SIGINT, self.sigint_handler)
+        loop.add_signal_handler(signal.SIGQUIT, self.sigquit_handler)
+
+    def sigterm_handler(self):
+        logger.warning("SIGTERM received. signum=None frame=None. Draining requests and shutting down...")
+        if self.tm.gracefully_exit:
+            return
+        self.tm.gracefully_exit = True
+        self.loop.create_task(self._sigterm_watchdog())
+
+    async def _sigterm_watchdog(self):
+        tm = self.tm
+        last = None
+        while True:
+            remaining = list(tm.rid_to_state)
+            if tm.server_status == "UnHealthy":
+                logger.error("Signal SIGTERM received while health check failed. Force exiting.")
+                break
+            if tm.force_shutdown:
+                logger.error("Signal SIGTERM received while force shutdown flag set. Force exiting.")
+                break
+            if len(remaining) != last:
+                logger.info(
+                    f"Gracefully exiting... Remaining number of requests {len(remaining)}. "
+                    f"Remaining requests remaining_rids={remaining}."
+                )
+                last = len(remaining)
+            if not remaining:
+                break
+            await asyncio.sleep(POLL_SECONDS)
+        self.engine.kill_children()
+        flush_std()
+        if self.cfg.sigterm_exit_code is not None:
+            os._exit(self.cfg.sigterm_exit_code)
+        kill_process_tree(os.getpid(), include_parent=True)
+
+    def sigint_handler(self):
+        self.sigint_count += 1
+        if self.sigint_count > 1:
+            self.engine.kill_children()
+            flush_std()
+            os._exit(0)
+        logger.raw(uvicorn_line("Shutting down"))
+        self.closing = True
+        self.tm.gracefully_exit = True
+        if self.server is not None:
+            self.server.close()
+        for conn in list(self.conns):
+            if not conn.busy:
+                conn.transport.close()
+        self.loop.create_task(self._sigint_drain())
+
+    async def _sigint_drain(self):
+        if any(c.busy for c in self.conns):
+            logger.raw(uvicorn_line("Waiting for connections to close. (CTRL+C to force quit)"))
+        while any(c.busy for c in self.conns) or self.tm.rid_to_state:
+            await asyncio.sleep(POLL_SECONDS)
+        logger.raw(uvicorn_line("Waiting for application shutdown."))
+        logger.raw(uvicorn_line("Application shutdown complete."))
+        logger.raw(uvicorn_line(f"Finished server process [{os.getpid()}]"))
+        self.engine.kill_children()
+        flush_std()
+        os._exit(0)
+
+    def sigquit_handler(self):
+        logger.error("SIGQUIT received. signum=None, frame=None. It usually means one child failed.")
+        self.engine.kill_children()
+        kill_process_tree(os.getpid(), include_parent=True)
+
+
+class _Cancel:
+    """Lets a connection cancel a pending timer when the client goes away."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def cancel(self):
+        self.handle.cancel()
+
+
+def launch_server(server_args, cfg):
+    from sglang.srt.engine import Engine
+
+    logger.configure(prefix="", level=server_args.get("log_level", "info"), fd=cfg.log_fd)
+    rank0 = " PP0 TP0" if int(server_args.get("pp_size", 1)) > 1 else " TP0"
+    sched_logger.configure(prefix=rank0, level=server_args.get("log_level", "info"), fd=cfg.log_fd)
+    logger.info(f"server_args={server_args!r}")
+    engine = Engine(server_args, cfg)
+    engine.launch()
+    tighten_timer_slack()
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    SimHttpServer(server_args, cfg, engine, loop).serve()
+    sys.exit(0)

@@ -1,0 +1,126 @@
+"""Configuration of the simulated SGLang server, read from SGLANG_SIM_* variables.
+
+This module is the only reader of the sim's own knobs. Defaults are chosen for
+tests: the whole start-up takes about a second and a half.
+
+Timing
+  SGLANG_SIM_LOAD_SECONDS      Model load time, split across the phases (weights
+                               60 %, KV cache 5 %, CUDA graphs 33 %). Default 1.0.
+  SGLANG_SIM_WARMUP_SECONDS    Duration of the warm-up /generate after the port is
+                               bound; /health answers 503 meanwhile. Default 0.3.
+  SGLANG_SIM_TTFT_MS           Time to first token, from the request's arrival.
+                               Default 50.
+  SGLANG_SIM_ITL_MS            Inter-token latency. Token i of a request is sent at
+                               arrival + TTFT + i * ITL. Default 10.
+
+Failure modes
+  SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which rank 0 crashes with a
+                               traceback; the server exits before binding the port.
+  SGLANG_SIM_CRASH_EXIT_CODE   Exit status of that crash. Default 1.
+  SGLANG_SIM_HANG_AFTER_READY  Seconds after ready at which the ranks hang, as in a
+                               stuck NCCL collective: /health is accepted and not
+                               answered (for SGLANG_HEALTH_CHECK_TIMEOUT seconds,
+                               then 503), token streams stop, the process lives on.
+  SGLANG_SIM_IGNORE_SIGTERM    1: every process of the server ignores SIGTERM.
+  SGLANG_SIM_SETSID_WORKER     1: start one extra worker that calls setsid(), sets no
+                               parent-death signal, and outlives the server until
+                               something kills it.
+  SGLANG_SIM_LOG_FLOOD_BYTES   Right at start, write this many bytes of ~120-byte log
+                               lines to stdout, in large writes.
+  SGLANG_SIM_EXIT_AFTER_FLOOD  1: exit 0 right after the flood.
+  SGLANG_SIM_WORKER_ENV        "NAME=VALUE,NAME2=VALUE2": extra variables in the
+                               environment of one TP worker only.
+  SGLANG_SIM_WORKER_ENV_RANK   The TP rank that gets them. Default 1.
+  SGLANG_SIM_SIGTERM_EXIT_CODE If set, exit with this status after a SIGTERM drain
+                               instead of SIGKILLing itself as SGLang does.
+
+Observation
+  SGLANG_SIM_RECORD            Path: write {"argv", "env", "pid"} there as JSON at
+                               start (atomically: temp file, then rename).
+  SGLANG_SIM_LOG_STREAM        "stderr" (default, as SGLang's logging does) or
+                               "stdout": where the server's log lines go. uvicorn's
+                               access lines always go to stdout.
+"""
+
+import os
+
+PREFIX = "SGLANG_SIM_"
+
+
+def _float(name, default):
+    raw = os.environ.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r}: want a number") from None
+
+
+def _int(name, default):
+    raw = os.environ.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r}: want an integer") from None
+
+
+def _bool(name):
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "y", "on")
+
+
+def _opt_float(name):
+    raw = os.environ.get(name, "")
+    return None if raw.strip() == "" else _float(name, 0.0)
+
+
+def _opt_int(name):
+    raw = os.environ.get(name, "")
+    return None if raw.strip() == "" else _int(name, 0)
+
+
+class SimConfig:
+    def __init__(self):
+        self.load_seconds = max(0.0, _float("SGLANG_SIM_LOAD_SECONDS", 1.0))
+        self.warmup_seconds = max(0.0, _float("SGLANG_SIM_WARMUP_SECONDS", 0.3))
+        self.ttft = max(0.0, _float("SGLANG_SIM_TTFT_MS", 50.0)) / 1000.0
+        self.itl = max(0.0, _float("SGLANG_SIM_ITL_MS", 10.0)) / 1000.0
+        self.crash_during_load = _opt_float("SGLANG_SIM_CRASH_DURING_LOAD")
+        self.crash_exit_code = _int("SGLANG_SIM_CRASH_EXIT_CODE", 1)
+        self.hang_after_ready = _opt_float("SGLANG_SIM_HANG_AFTER_READY")
+        self.ignore_sigterm = _bool("SGLANG_SIM_IGNORE_SIGTERM")
+        self.setsid_worker = _bool("SGLANG_SIM_SETSID_WORKER")
+        self.log_flood_bytes = max(0, _int("SGLANG_SIM_LOG_FLOOD_BYTES", 0))
+        self.exit_after_flood = _bool("SGLANG_SIM_EXIT_AFTER_FLOOD")
+        self.worker_env = parse_worker_env(os.environ.get("SGLANG_SIM_WORKER_ENV", ""))
+        self.worker_env_rank = _int("SGLANG_SIM_WORKER_ENV_RANK", 1)
+        self.sigterm_exit_code = _opt_int("SGLANG_SIM_SIGTERM_EXIT_CODE")
+        self.record = os.environ.get("SGLANG_SIM_RECORD", "")
+        stream = os.environ.get("SGLANG_SIM_LOG_STREAM", "stderr").strip().lower()
+        self.log_fd = 1 if stream == "stdout" else 2
+
+
+def parse_worker_env(raw):
+    """"A=1,B=two" -> {"A": "1", "B": "two"}. A value may not hold a comma."""
+    out = {}
+    for item in raw.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"SGLANG_SIM_WORKER_ENV: {item!r}: want NAME=VALUE")
+        out[name.strip()] = value
+    return out
+
+
+_config = None
+
+
+def config():
+    global _config
+    if _config is None:
+        _config = SimConfig()
+    return _config
