@@ -1,0 +1,76 @@
+package proc
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Stat
+	}{
+		{"42 (python3) S 1 42 42 0 -1", Stat{PID: 42, PPID: 1, PGID: 42, SID: 42, State: 'S', Comm: "python3"}},
+		{"7 (sglang::sched (x)) R 6 5 4 0", Stat{PID: 7, PPID: 6, PGID: 5, SID: 4, State: 'R', Comm: "sglang::sched (x)"}},
+	}
+	for _, tt := range tests {
+		got, err := parseStat(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("parseStat(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := parseStat("garbage"); err == nil {
+		t.Error("parseStat(garbage): want an error")
+	}
+}
+
+func TestSelf(t *testing.T) {
+	pid := os.Getpid()
+	argv, err := Cmdline(pid)
+	if err != nil || len(argv) == 0 || !strings.HasSuffix(argv[0], ".test") {
+		t.Errorf("Cmdline: got %q, %v", argv, err)
+	}
+	env, err := Environ(pid)
+	if err != nil || EnvMap(env)["PATH"] == "" {
+		t.Errorf("Environ: no PATH (%v)", err)
+	}
+	if !Alive(pid) {
+		t.Error("Alive(self) = false")
+	}
+}
+
+func TestDescendantsAndListener(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	if got, err := ListeningPID(port); err != nil || got != os.Getpid() {
+		t.Errorf("ListeningPID: got %d, %v; want %d", got, err, os.Getpid())
+	}
+
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ds, _ := Descendants(os.Getpid())
+		if slices.Contains(ds, cmd.Process.Pid) && len(ds) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("descendants %v lack the shell %d and its sleep", ds, cmd.Process.Pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
