@@ -1,0 +1,13 @@
+package verify
+
+// Compare checks an observed deployment against the expected plan.
+func Compare(exp Expected, o *Observation) *Report {
+	r := &Report{Expected: exp, Observed: o}
+	r.Rows = append(compareFlags(exp, o), compareEnv(exp, o)...)
+	for _, row := range r.Rows {
+		if row.Group == Perf && row.Status != Match {
+			r.Drift++
+		}
+	}
+	return r
+}

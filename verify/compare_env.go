@@ -1,0 +1,205 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/launcher"
+)
+
+// setBySGLang are variables SGLang sets for its own children when unset
+// (FIELD-NOTES); in a descendant whose server lacks them they are not drift.
+var setBySGLang = map[string]bool{"NCCL_CUMEM_ENABLE": true, "NCCL_NVLS_ENABLE": true, "CUDA_DEVICE_MAX_CONNECTIONS": true}
+
+// effective is a variable's value as one process sees it, and where that
+// value comes from.
+type effective struct {
+	present bool
+	value   string
+	where   string
+}
+
+// effectiveEnv resolves what each process sees for name: a site hook
+// wins over the environment it started with (it rewrites it in-process);
+// NCCL's config files fill a variable left unset.
+func effectiveEnv(o *Observation, name string, p Process) effective {
+	for _, c := range o.Site {
+		if c.Name == name {
+			if c.Unset {
+				return effective{where: "site hook " + c.Where()}
+			}
+			return effective{present: true, value: c.After, where: "site hook " + c.Where()}
+		}
+	}
+	if v, ok := p.Env[name]; ok {
+		return effective{present: true, value: v, where: "env"}
+	}
+	for _, c := range p.NCCLConf {
+		if c.Name == name {
+			return effective{present: true, value: c.Value, where: "nccl.conf " + c.File}
+		}
+	}
+	return effective{where: "env"}
+}
+
+// compareEnv compares the expected managed variables with what every
+// observed process sees.
+func compareEnv(exp Expected, o *Observation) []Row {
+	var rows []Row
+	procs := o.procsWithEnv()
+	if len(procs) == 0 {
+		return nil
+	}
+	show := func(name, v string) string { return redact.Value(name, v) }
+	norm := func(name, v string) string {
+		if exp.Redacted {
+			return redact.Value(name, v)
+		}
+		return v
+	}
+	for _, name := range exp.EnvOrder {
+		want := exp.Env[name]
+		groups := groupProcs(o, procs, name)
+		allMatch := true
+		for _, g := range groups {
+			if !g.eff.present || norm(name, g.eff.value) != want {
+				allMatch = false
+			}
+		}
+		if allMatch {
+			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Match, Expected: show(name, want), Observed: show(name, want), Where: describeWhere(groups)}
+			if w := groups[0].eff.where; strings.HasPrefix(w, "site hook") || strings.HasPrefix(w, "nccl.conf") {
+				row.Note = "not from the environment sglaunch gives"
+			}
+			rows = append(rows, row)
+			continue
+		}
+		for _, g := range groups {
+			row := Row{Group: Perf, Kind: "env", Setting: name, Expected: show(name, want), Where: g.label()}
+			switch {
+			case !g.eff.present:
+				row.Status = Missing
+			case norm(name, g.eff.value) != want:
+				row.Status, row.Observed = Different, show(name, g.eff.value)
+			default:
+				continue
+			}
+			rows = append(rows, row)
+		}
+	}
+	// Managed variables nobody expected.
+	extra := map[string]bool{}
+	for _, p := range procs {
+		for k := range p.Env {
+			extra[k] = true
+		}
+		for _, c := range p.NCCLConf {
+			extra[c.Name] = true
+		}
+	}
+	for _, c := range o.Site {
+		extra[c.Name] = true
+	}
+	managed := exp.Managed
+	for _, name := range sortedKeys(extra) {
+		if _, ok := exp.Env[name]; ok || !isManaged(managed, name) {
+			continue
+		}
+		for _, g := range groupProcs(o, procs, name) {
+			if !g.eff.present {
+				continue
+			}
+			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Extra, Observed: show(name, g.eff.value), Where: g.label()}
+			if setBySGLang[name] && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
+				row.Group, row.Note = Neutral, "set by SGLang for its workers"
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+func isManaged(managed []string, name string) bool {
+	if len(managed) == 0 {
+		managed = launcher.DefaultManaged
+	}
+	for _, m := range managed {
+		if name == m || (strings.HasSuffix(m, "_") && strings.HasPrefix(name, m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// procGroup is the processes that see one variable the same way.
+type procGroup struct {
+	eff  effective
+	pids []int
+}
+
+func (g procGroup) hasServer(pid int) bool {
+	for _, p := range g.pids {
+		if p == pid {
+			return true
+		}
+	}
+	return false
+}
+
+func (g procGroup) label() string {
+	if g.eff.where != "env" {
+		return g.eff.where
+	}
+	ids := make([]string, len(g.pids))
+	for i, p := range g.pids {
+		ids[i] = strconv.Itoa(p)
+	}
+	if len(ids) == 1 {
+		return "env of pid " + ids[0]
+	}
+	return "env of pids " + strings.Join(ids, ", ")
+}
+
+func describeWhere(groups []procGroup) string {
+	if len(groups) == 1 && groups[0].eff.where == "env" {
+		return fmt.Sprintf("env of all %d processes", len(groups[0].pids))
+	}
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, g.label())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func groupProcs(o *Observation, procs []Process, name string) []procGroup {
+	var groups []procGroup
+	for _, p := range procs {
+		eff := effectiveEnv(o, name, p)
+		found := false
+		for i := range groups {
+			if groups[i].eff == eff {
+				groups[i].pids = append(groups[i].pids, p.PID)
+				found = true
+				break
+			}
+		}
+		if !found {
+			groups = append(groups, procGroup{eff: eff, pids: []int{p.PID}})
+		}
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].pids[0] < groups[j].pids[0] })
+	return groups
+}
+
+func (o *Observation) procsWithEnv() []Process {
+	var out []Process
+	for _, p := range o.Procs {
+		if p.Env != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

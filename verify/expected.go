@@ -1,0 +1,61 @@
+package verify
+
+import (
+	"github.com/sglaunch/sglaunch/launcher"
+)
+
+// Expected is the side a deployment is checked against: a profile's plan
+// or the plan stored with a bench record.
+type Expected struct {
+	Label       string            `json:"label"` // "profile demo (serve)", "record 20261130-..."
+	Fingerprint string            `json:"fingerprint"`
+	Python      string            `json:"python"`
+	Argv        []string          `json:"argv"`
+	Env         map[string]string `json:"env"`
+	EnvOrder    []string          `json:"-"`
+	Managed     []string          `json:"managed_env"`
+	// Redacted is true when secret values are already masked (records);
+	// observed secrets are then compared in masked form too.
+	Redacted bool `json:"-"`
+}
+
+// FromView builds the expected side from a printed or stored plan.
+func FromView(v launcher.View, label string, redacted bool) Expected {
+	order := v.EnvOrder
+	if len(order) == 0 {
+		for k := range v.Env {
+			order = append(order, k)
+		}
+	}
+	managed := v.Managed
+	if len(managed) == 0 {
+		managed = launcher.DefaultManaged
+	}
+	return Expected{Label: label, Fingerprint: v.Fingerprint, Python: v.Python, Argv: v.Argv, Env: v.Env, EnvOrder: order, Managed: managed, Redacted: redacted}
+}
+
+// FromPlan builds the expected side from a resolved plan, secrets intact.
+func FromPlan(p *launcher.Plan, label string) Expected {
+	e := FromView(p.View(), label, false)
+	e.Argv = p.Argv
+	for _, v := range p.Env {
+		e.Env[v.Name] = v.Value
+	}
+	return e
+}
+
+// argvTail returns the server flags of an argv: what follows `-m module`,
+// or what follows the first --flag when the module form is absent.
+func argvTail(argv []string) []string {
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == "-m" {
+			return argv[i+2:]
+		}
+	}
+	for i, a := range argv {
+		if len(a) > 2 && a[:2] == "--" {
+			return argv[i:]
+		}
+	}
+	return nil
+}

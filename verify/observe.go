@@ -1,0 +1,183 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/launcher"
+)
+
+// serverInfoTimeout bounds the /server_info request.
+const serverInfoTimeout = 15 * time.Second
+
+// Process is one observed process of the deployment.
+type Process struct {
+	PID    int               `json:"pid"`
+	PPID   int               `json:"ppid"`
+	Comm   string            `json:"comm"`
+	Argv   []string          `json:"argv"`
+	Env    map[string]string `json:"env,omitempty"`
+	EnvErr string            `json:"env_error,omitempty"`
+	// NCCLConf lists what NCCL's config files would fill in for this
+	// process's environment.
+	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
+}
+
+// Observation is what verify saw of a live deployment.
+type Observation struct {
+	ServerPID     int            `json:"server_pid"`
+	Procs         []Process      `json:"processes"` // the server first, then its descendants
+	URL           string         `json:"url,omitempty"`
+	ServerInfo    map[string]any `json:"-"`
+	ServerInfoAt  string         `json:"server_info_endpoint,omitempty"`
+	ServerInfoErr string         `json:"server_info_error,omitempty"`
+	Version       string         `json:"server_version,omitempty"`
+	Site          []SiteChange   `json:"site_changes"`
+	SiteErr       string         `json:"site_probe_error,omitempty"`
+	Python        string         `json:"python,omitempty"`
+}
+
+// Server returns the server process, when one was observed.
+func (o *Observation) Server() (Process, bool) {
+	if len(o.Procs) == 0 {
+		return Process{}, false
+	}
+	return o.Procs[0], true
+}
+
+// Observe reads the deployment whose server is pid (0: none, only url)
+// and whose HTTP address is url ("" when unknown). managed names the
+// variables the site probe watches.
+func Observe(ctx context.Context, pid int, url string, managed []string) (*Observation, error) {
+	o := &Observation{ServerPID: pid, URL: url, Site: []SiteChange{}}
+	if pid > 0 {
+		if !proc.Alive(pid) {
+			return nil, fmt.Errorf("server pid %d: %w", pid, ErrGone)
+		}
+		pids, err := proc.Descendants(pid)
+		if err != nil {
+			return nil, fmt.Errorf("list descendants of %d: %w", pid, err)
+		}
+		for _, p := range append([]int{pid}, pids...) {
+			o.Procs = append(o.Procs, readProcess(p))
+		}
+		o.probeSite(ctx, managed)
+	}
+	if url != "" {
+		o.serverInfo(ctx)
+	}
+	return o, nil
+}
+
+func readProcess(pid int) Process {
+	p := Process{PID: pid}
+	if st, err := proc.ReadStat(pid); err == nil {
+		p.PPID, p.Comm = st.PPID, st.Comm
+	}
+	p.Argv, _ = proc.Cmdline(pid)
+	env, err := proc.Environ(pid)
+	if err != nil {
+		p.EnvErr = err.Error()
+		return p
+	}
+	p.Env = proc.EnvMap(env)
+	if conf, err := NCCLConf(p.Env); err == nil {
+		p.NCCLConf = conf
+	}
+	return p
+}
+
+// probeSite runs the server's own interpreter with the server's own
+// environment and working directory to see what site initialisation does.
+func (o *Observation) probeSite(ctx context.Context, managed []string) {
+	srv := o.Procs[0]
+	if srv.Env == nil || len(srv.Argv) == 0 {
+		o.SiteErr = "no environment to probe with"
+		return
+	}
+	python := srv.Argv[0]
+	if !filepath.IsAbs(python) {
+		if exe, err := os.Readlink(filepath.Join(proc.Root, strconv.Itoa(srv.PID), "exe")); err == nil {
+			python = exe
+		}
+	}
+	o.Python = python
+	cwd, err := os.Readlink(filepath.Join(proc.Root, strconv.Itoa(srv.PID), "cwd"))
+	if err != nil {
+		cwd = "/"
+	}
+	var environ []string
+	for k, v := range srv.Env {
+		environ = append(environ, k+"="+v)
+	}
+	if len(managed) == 0 {
+		managed = launcher.DefaultManaged
+	}
+	changes, err := ProbeSite(ctx, python, environ, cwd, managed)
+	if err != nil {
+		o.SiteErr = err.Error()
+		return
+	}
+	o.Site = changes
+}
+
+// serverInfo asks the server for its parsed arguments: /server_info, or
+// /get_server_info on older SGLang.
+func (o *Observation) serverInfo(ctx context.Context) {
+	var lastErr error
+	for _, path := range []string{"/server_info", "/get_server_info"} {
+		info, err := getJSON(ctx, o.URL+path)
+		if err == nil {
+			o.ServerInfo, o.ServerInfoAt = info, path
+			if v, ok := info["version"].(string); ok {
+				o.Version = v
+			}
+			return
+		}
+		lastErr = err
+		if !errors.Is(err, errNotFound) {
+			break
+		}
+	}
+	o.ServerInfoErr = lastErr.Error()
+}
+
+var errNotFound = errors.New("not found")
+
+func getJSON(ctx context.Context, url string) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, serverInfoTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, fmt.Errorf("GET %s: %w", url, errNotFound)
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	return m, nil
+}

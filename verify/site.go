@@ -1,0 +1,71 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+//go:embed siteprobe.py
+var siteProbeSrc string
+
+// siteProbeTimeout bounds one interpreter start; site hooks are quick.
+const siteProbeTimeout = 20 * time.Second
+
+// SiteChange is one change Python's site initialisation made to a
+// managed variable.
+type SiteChange struct {
+	Name   string `json:"name"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Unset  bool   `json:"unset,omitempty"` // the hook removed it
+	File   string `json:"file"`            // sitecustomize.py, usercustomize.py or a .pth file
+	Line   int    `json:"line"`
+}
+
+// Where says which file made the change.
+func (c SiteChange) Where() string {
+	if c.Line > 0 {
+		return fmt.Sprintf("%s:%d", c.File, c.Line)
+	}
+	return c.File
+}
+
+// ProbeSite runs python with environ (exactly that environment) in dir,
+// lets site initialisation run as it does at every start, and reports
+// every managed variable (names, or prefixes ending in _) it changed.
+func ProbeSite(ctx context.Context, python string, environ []string, dir string, managed []string) ([]SiteChange, error) {
+	ctx, cancel := context.WithTimeout(ctx, siteProbeTimeout)
+	defer cancel()
+	m, _ := json.Marshal(managed)
+	// -S: the probe installs its hooks first, then runs site.main() itself.
+	cmd := exec.CommandContext(ctx, python, "-S", "-c",
+		"import sys;exec(compile(sys.argv[1],'<sglaunch-site-probe>','exec'))", siteProbeSrc, string(m))
+	cmd.Env = environ
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("python start-up probe (%s): %w: %s", python, err, strings.TrimSpace(lastLines(stderr.String(), 5)))
+	}
+	var out struct {
+		Changes []SiteChange `json:"changes"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		return nil, fmt.Errorf("python start-up probe (%s): unreadable answer %q: %w", python, lastLines(stdout.String(), 3), err)
+	}
+	return out.Changes, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,222 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/runstate"
+)
+
+// healthTimeout bounds the readiness check before verifying: above
+// SGLang's own 20 s health generation.
+const healthTimeout = 30 * time.Second
+
+// Target says where the deployment is: at most one of PID, Port, URL,
+// Unit; none means "the running sglaunch launch", from the runtime state.
+type Target struct {
+	PID     int
+	Port    int
+	URL     string
+	Unit    string
+	Profile string // with no other target: pick this profile's launch
+	// RuntimeDir holds the runtime state files.
+	RuntimeDir string
+}
+
+// Located is the server a target resolved to.
+type Located struct {
+	ServerPID int
+	URL       string
+	State     *runstate.State // the sglaunch launch, when one is known
+	How       string          // how it was found, for the report
+}
+
+// Locate finds the server process and its HTTP address.
+func Locate(ctx context.Context, t Target) (*Located, error) {
+	states, err := runstate.List(t.RuntimeDir)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case t.Unit != "":
+		pid, err := unitMainPID(ctx, t.Unit)
+		if err != nil {
+			return nil, err
+		}
+		return fromPID(pid, states, "unit "+t.Unit)
+	case t.PID > 0:
+		return fromPID(t.PID, states, "pid "+strconv.Itoa(t.PID))
+	case t.Port > 0:
+		pid, err := proc.ListeningPID(t.Port)
+		if err != nil {
+			return nil, fmt.Errorf("find the process listening on port %d: %w", t.Port, err)
+		}
+		if pid == 0 {
+			return nil, fmt.Errorf("nothing listens on port %d that can be inspected (a server still loading has not bound its port yet): %w", t.Port, ErrNoTarget)
+		}
+		l, err := fromPID(pid, states, "port "+strconv.Itoa(t.Port))
+		if err == nil {
+			l.URL = "http://127.0.0.1:" + strconv.Itoa(t.Port)
+		}
+		return l, err
+	case t.URL != "":
+		u, err := url.Parse(t.URL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("--url %q: want http://HOST:PORT", t.URL)
+		}
+		l := &Located{URL: strings.TrimRight(t.URL, "/"), How: "url " + t.URL}
+		if port, _ := strconv.Atoi(u.Port()); port > 0 && isLocal(u.Hostname()) {
+			if pid, _ := proc.ListeningPID(port); pid > 0 {
+				if found, err := fromPID(pid, states, l.How); err == nil {
+					found.URL = l.URL
+					return found, nil
+				}
+			}
+		}
+		return l, nil
+	}
+	return fromState(states, t.Profile, t.RuntimeDir)
+}
+
+// fromPID resolves a pid that may be sglaunch itself to its server.
+func fromPID(pid int, states []*runstate.State, how string) (*Located, error) {
+	if !proc.Alive(pid) {
+		return nil, fmt.Errorf("pid %d: %w", pid, ErrGone)
+	}
+	for _, s := range states {
+		if s.SglaunchPID == pid || s.ServerPID == pid {
+			return &Located{ServerPID: s.ServerPID, URL: s.URL, State: s, How: how}, nil
+		}
+	}
+	if isSglaunch(pid) {
+		kids, err := proc.Descendants(pid)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kids {
+			if argv, err := proc.Cmdline(k); err == nil && argvTail(argv) != nil {
+				return &Located{ServerPID: k, URL: urlFromArgv(argv), How: how + " (sglaunch; its server is pid " + strconv.Itoa(k) + ")"}, nil
+			}
+		}
+		return nil, fmt.Errorf("pid %d is sglaunch but runs no server: %w", pid, ErrGone)
+	}
+	argv, err := proc.Cmdline(pid)
+	if err != nil {
+		return nil, fmt.Errorf("read argv of pid %d: %w", pid, err)
+	}
+	return &Located{ServerPID: pid, URL: urlFromArgv(argv), How: how}, nil
+}
+
+func fromState(states []*runstate.State, profile, dir string) (*Located, error) {
+	var live, stale []*runstate.State
+	for _, s := range states {
+		if profile != "" && s.Profile != profile {
+			continue
+		}
+		if s.Stale || !proc.Alive(s.ServerPID) {
+			stale = append(stale, s)
+		} else {
+			live = append(live, s)
+		}
+	}
+	switch {
+	case len(live) == 1:
+		return &Located{ServerPID: live[0].ServerPID, URL: live[0].URL, State: live[0], How: "runtime state " + live[0].Path}, nil
+	case len(live) > 1:
+		var names []string
+		for _, s := range live {
+			names = append(names, fmt.Sprintf("%s (pid %d)", s.Profile, s.ServerPID))
+		}
+		return nil, fmt.Errorf("several launches are running: %s; choose one with --profile, --pid or --port", strings.Join(names, ", "))
+	case len(stale) > 0:
+		return nil, fmt.Errorf("the launch recorded in %s (sglaunch pid %d) is no longer running; the state file is stale: %w", stale[0].Path, stale[0].SglaunchPID, ErrGone)
+	}
+	return nil, fmt.Errorf("no running sglaunch launch in %s; give --pid, --port, --url or --unit: %w", dir, ErrNoTarget)
+}
+
+// CheckReady fails with ErrLoading while the server is still loading:
+// connections refused or /health answering 503.
+func CheckReady(ctx context.Context, l *Located) error {
+	if l.State != nil && l.State.ReadyAt == nil {
+		return fmt.Errorf("server pid %d (profile %s) started %s and is %w; verify once it is ready", l.ServerPID, l.State.Profile, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
+	}
+	if l.URL == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.URL+"/health", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if l.ServerPID > 0 && proc.Alive(l.ServerPID) {
+			return fmt.Errorf("server pid %d runs but %s does not answer (%v): it is %w; verify once it is ready", l.ServerPID, l.URL, err, ErrLoading)
+		}
+		if l.ServerPID == 0 {
+			return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
+		}
+		return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return fmt.Errorf("%s/health answers 503: the server is %w (or shutting down); verify once it is ready", l.URL, ErrLoading)
+	}
+	return nil
+}
+
+func unitMainPID(ctx context.Context, unit string) (int, error) {
+	out, err := exec.CommandContext(ctx, "systemctl", "show", "-p", "MainPID", "--value", unit).Output()
+	if err != nil {
+		return 0, fmt.Errorf("systemctl show %s: %w", unit, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || pid == 0 {
+		return 0, fmt.Errorf("unit %s has no main process (not running?): %w", unit, ErrGone)
+	}
+	return pid, nil
+}
+
+func isSglaunch(pid int) bool {
+	argv, err := proc.Cmdline(pid)
+	return err == nil && len(argv) > 0 && filepath.Base(argv[0]) == "sglaunch"
+}
+
+// urlFromArgv derives the server's address from its --host/--port flags.
+func urlFromArgv(argv []string) string {
+	host, port := "127.0.0.1", "30000"
+	for _, u := range canonicalUses(argvTail(argv)) {
+		if len(u.values) == 0 {
+			continue
+		}
+		switch u.name {
+		case "--host":
+			host = u.values[0]
+		case "--port":
+			port = u.values[0]
+		}
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func isLocal(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
