@@ -79,6 +79,8 @@ func commands(e *env) []*cli.Command {
 		serveCommand(e),
 		configCommand(e),
 		profilesCommand(e),
+		verifyCommand(e),
+		diffCommand(e),
 	}
 	for _, c := range cmds {
 		setUsageError(c)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -76,11 +79,26 @@ func (e *env) loadPlan(c *cli.Context, mode string) (*launcher.Plan, launcher.Se
 		Extra:    extra,
 		Environ:  e.environ(),
 		LookPath: e.lookPath,
-		SimDir: func() (string, error) {
-			return sim.Ensure(c.Context, statedir.Cache(e.getenv), catalog.SGLangArgsJSON())
-		},
+		SimDir:   e.simDir(c),
 	})
 	return plan, s, err
+}
+
+// simDir unpacks the simulated SGLang server on first use.
+func (e *env) simDir(c *cli.Context) func() (string, error) {
+	return func() (string, error) {
+		return sim.Ensure(c.Context, statedir.Cache(e.getenv), catalog.SGLangArgsJSON())
+	}
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // passthrough returns the arguments after --, which go to the server

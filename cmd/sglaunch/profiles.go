@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -26,9 +25,7 @@ func profilesCommand(e *env) *cli.Command {
 					}
 					list := e.finder(s).List()
 					if c.Bool("json") {
-						b, _ := json.MarshalIndent(list, "", "  ")
-						_, err := fmt.Fprintf(e.stdout, "%s\n", b)
-						return err
+						return writeJSON(e.stdout, list)
 					}
 					tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 					fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
