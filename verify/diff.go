@@ -172,4 +172,3 @@ func PerfDiffers(rows []DiffRow) bool {
 	}
 	return false
 }
-

@@ -219,4 +219,3 @@ func isLocal(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
-
