@@ -1,0 +1,148 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// realPython is the interpreter itself, not a shim that execs another,
+// so the argv the sim records is the argv sglaunch passed.
+func realPython(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+type simRecord struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env"`
+	Pid  int               `json:"pid"`
+}
+
+func readRecord(t *testing.T, path string) simRecord {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r simRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("sim record %s: %v", path, err)
+	}
+	return r
+}
+
+// TestServeRunsPlanExactly: the server gets exactly the plan's argv and
+// the profile's NCCL values, never the operator's inherited ones.
+func TestServeRunsPlanExactly(t *testing.T) {
+	e := newEnv(t)
+	rec := filepath.Join(e.Dir, "sim-record.json")
+	e.Profile("kimi-on-sim", fmt.Sprintf(`extends: kimi-k2.5-int4-eagle3
+python: %s
+env:
+  PYTHONPATH: ${SGLAUNCH_SIM_DIR}
+  SGLANG_SIM_RECORD: %s
+  SGLANG_SIM_LOAD_SECONDS: 0.2
+args:
+  port: %d
+`, realPython(t), rec, freePort(t)))
+	e.Vars["NCCL_ALGO"] = "Tree"
+	e.Vars["NCCL_DEBUG"] = "INFO"
+
+	stdout, stderr, code := e.Run("config", "--profile", "kimi-on-sim", "--json")
+	if code != 0 {
+		t.Fatalf("config: exit %d\n%s", code, stderr)
+	}
+	var plan struct {
+		Argv    []string          `json:"argv"`
+		Env     map[string]string `json:"env"`
+		Dropped []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatalf("config --json: %v\n%s", err, stdout)
+	}
+
+	p := e.Start("serve", "--profile", "kimi-on-sim")
+	waitFor(t, waitTimeout, "the sim's record of its argv and environment", func() bool {
+		_, err := os.Stat(rec)
+		return err == nil
+	})
+	got := readRecord(t, rec)
+	if !slices.Equal(got.Argv, plan.Argv) {
+		t.Errorf("argv:\n got %q\nwant %q", got.Argv, plan.Argv)
+	}
+	for name, want := range map[string]string{"NCCL_PROTO": "LL", "NCCL_ALGO": "Ring", "NCCL_P2P_LEVEL": "SYS", "NCCL_MAX_NCHANNELS": "16", "NCCL_BUFFSIZE": "16777216", "NCCL_NTHREADS": "512", "SGLANG_ENABLE_SPEC_V2": "True"} {
+		if got.Env[name] != want {
+			t.Errorf("env %s: got %q, want %q", name, got.Env[name], want)
+		}
+	}
+	if v, ok := got.Env["NCCL_DEBUG"]; ok {
+		t.Errorf("inherited NCCL_DEBUG=%s reached the server", v)
+	}
+	for k, v := range plan.Env {
+		if got.Env[k] != v && k != "PYTHONPATH" {
+			t.Errorf("env %s: got %q, plan says %q", k, got.Env[k], v)
+		}
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+}
+
+func TestInputErrorsExit2(t *testing.T) {
+	e := newEnv(t)
+	e.Profile("typo", "args:\n  model-path: /m\nhealth:\n  start_timout: 5m\n")
+	e.Profile("loop-a", "extends: loop-b\n")
+	e.Profile("loop-b", "extends: loop-a\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown profile", []string{"config", "--profile", "kimi"}, `did you mean kimi-k2.5-int4-eagle3`},
+		{"unknown key", []string{"config", "--profile", "typo"}, `typo.yaml:4:3: health.start_timout: unknown key; did you mean "start_timeout"?`},
+		{"cycle", []string{"config", "--profile", "loop-a"}, "extends: cycle"},
+		{"set without =", []string{"config", "--profile", "demo", "--set", "args.tp"}, "want KEY=VALUE"},
+		{"no profile", []string{"config"}, "no profile given"},
+		{"python missing", []string{"config", "--profile", "demo", "--set", "python=python9.9"}, `interpreter "python9.9" not found`},
+		{"unknown flag", []string{"config", "--profle", "demo"}, "unknown flag --profle"},
+		{"stray argument", []string{"serve", "--profile", "demo", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := e.Run(tt.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace reached the user:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestServeDryRun(t *testing.T) {
+	e := newEnv(t)
+	stdout, stderr, code := e.Run("serve", "--profile", "kimi-k2.5-int4-eagle3", "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	out := stdout + stderr
+	for _, want := range []string{"--speculative-algorithm EAGLE3", "NCCL_BUFFSIZE=16777216", "--host 0.0.0.0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+}

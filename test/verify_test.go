@@ -1,0 +1,272 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// kimiOnSim is a profile that runs the simulator with the reference
+// deployment's flags and NCCL environment.
+func kimiOnSim(t *testing.T, port int, extraEnv ...string) string {
+	t.Helper()
+	s := fmt.Sprintf(`extends: kimi-k2.5-int4-eagle3
+python: %s
+env:
+  PYTHONPATH: ${SGLAUNCH_SIM_DIR}
+  SGLANG_SIM_LOAD_SECONDS: 0.3
+  SGLANG_SIM_WARMUP_SECONDS: 0.1
+`, realPython(t))
+	for _, kv := range extraEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		s += fmt.Sprintf("  %s: %q\n", k, v)
+	}
+	return s + fmt.Sprintf("args:\n  tp: 2\n  port: %d\n", port)
+}
+
+// planOf returns a profile's resolved plan as config --json prints it.
+func planOf(t *testing.T, e *testEnv, args ...string) (argv []string, env map[string]string) {
+	t.Helper()
+	stdout, stderr, code := e.Run(append([]string{"config", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("config: exit %d\n%s", code, stderr)
+	}
+	var plan struct {
+		Argv []string          `json:"argv"`
+		Env  map[string]string `json:"env"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Argv, plan.Env
+}
+
+// startByHand starts the server the way a hand-written unit would: the
+// plan's argv with an environment of the test's choosing.
+func startByHand(t *testing.T, argv []string, env map[string]string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+func waitHealthy(t *testing.T, port int) {
+	t.Helper()
+	waitFor(t, waitTimeout, "/health 200", func() bool {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}
+
+// handEnv is a minimal environment for a hand-started server.
+func handEnv(simDir string, kv ...string) map[string]string {
+	m := map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "PYTHONPATH": simDir, "SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_WARMUP_SECONDS": "0.1"}
+	for _, s := range kv {
+		k, v, _ := strings.Cut(s, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func TestVerifyHandStartedDeployment(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port))
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+
+	// Without the NCCL variables, as the hand-written unit had it.
+	srv := startByHand(t, argv, handEnv(planEnv["PYTHONPATH"]))
+	waitHealthy(t, port)
+	stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 1 {
+		t.Fatalf("verify: exit %d, want 1 (drift)\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"NCCL_PROTO", "NCCL_ALGO", "NCCL_P2P_LEVEL", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_NTHREADS"} {
+		if !lineWith(stdout, "MISSING", name) {
+			t.Errorf("verify does not report %s MISSING:\n%s", name, stdout)
+		}
+	}
+	if !strings.Contains(stdout, "DRIFT") {
+		t.Errorf("no DRIFT verdict:\n%s", stdout)
+	}
+}
+
+func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port))
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+	conf := filepath.Join(e.Dir, "nccl.conf")
+	// NCCL_DEBUG: unset by the plan, filled by the file → EXTRA.
+	// NCCL_ALGO: set by the plan; the environment wins → no drift.
+	if err := os.WriteFile(conf, []byte("NCCL_DEBUG=INFO\nNCCL_ALGO=Tree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := handEnv(planEnv["PYTHONPATH"], "NCCL_CONF_FILE="+conf, "SGLANG_SIM_WORKER_ENV=NCCL_PROTO=Simple", "SGLANG_SIM_WORKER_ENV_RANK=1")
+	for k, v := range planEnv {
+		env[k] = v
+	}
+	srv := startByHand(t, argv, env)
+	waitHealthy(t, port)
+	stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--port", strconv.Itoa(port), "--json")
+	if code != 1 {
+		t.Fatalf("verify: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	var report struct {
+		Rows []struct{ Setting, Status, Observed, Where string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	var debug, algo, proto []string
+	for _, r := range report.Rows {
+		switch r.Setting {
+		case "NCCL_DEBUG":
+			debug = append(debug, r.Status+" "+r.Where)
+		case "NCCL_ALGO":
+			algo = append(algo, r.Status)
+		case "NCCL_PROTO":
+			if r.Status != "MATCH" {
+				proto = append(proto, r.Status+" "+r.Observed+" "+r.Where)
+			}
+		}
+	}
+	if len(debug) == 0 || !strings.HasPrefix(debug[0], "EXTRA nccl.conf "+conf) {
+		t.Errorf("NCCL_DEBUG rows %q, want EXTRA from nccl.conf %s", debug, conf)
+	}
+	if strings.Join(algo, ",") != "MATCH" {
+		t.Errorf("NCCL_ALGO rows %q, want one MATCH (the environment wins over nccl.conf)", algo)
+	}
+	worker := rankPID(t, srv.Process.Pid, 1)
+	if len(proto) != 1 || proto[0] != fmt.Sprintf("DIFFERENT Simple env of pid %d", worker) {
+		t.Errorf("NCCL_PROTO rows %q, want DIFFERENT Simple for the TP1 worker pid %d", proto, worker)
+	}
+}
+
+// rankPID finds the sim's scheduler process of a TP rank under pid.
+func rankPID(t *testing.T, pid, rank int) int {
+	t.Helper()
+	var found int
+	waitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
+		entries, _ := os.ReadDir("/proc")
+		for _, en := range entries {
+			p, err := strconv.Atoi(en.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
+			if err != nil {
+				continue
+			}
+			argv := strings.Split(string(b), "\x00")
+			if strings.Contains(string(b), "sglang.srt.scheduler") && argValue(argv, "--parent") == strconv.Itoa(pid) && argValue(argv, "--tp-rank") == strconv.Itoa(rank) {
+				found = p
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func argValue(argv []string, flag string) string {
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
+func TestVerifySiteHook(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	hooks := filepath.Join(e.Dir, "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(hooks, "sitecustomize.py")
+	if err := os.WriteFile(site, []byte("import os\nos.environ['NCCL_ALGO'] = 'Tree'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Profile("kimi-on-sim", kimiOnSim(t, port))
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+	env := handEnv(planEnv["PYTHONPATH"] + ":" + hooks)
+	for k, v := range planEnv {
+		if k != "PYTHONPATH" {
+			env[k] = v
+		}
+	}
+	srv := startByHand(t, argv, env)
+	waitHealthy(t, port)
+	stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 1 {
+		t.Fatalf("verify: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	if !lineWith(stdout, "DIFFERENT", "NCCL_ALGO", "Tree", "site hook "+site+":2") {
+		t.Errorf("verify does not report the site hook:\n%s", stdout)
+	}
+}
+
+func TestVerifyLoadingOrGone(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port))
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+	env := handEnv(planEnv["PYTHONPATH"], "SGLANG_SIM_LOAD_SECONDS=60")
+	srv := startByHand(t, argv, env)
+	time.Sleep(300 * time.Millisecond)
+	_, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 2 || !strings.Contains(stderr, "still loading") {
+		t.Errorf("loading: exit %d, want 2 with 'still loading'\n%s", code, stderr)
+	}
+	_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+	_ = srv.Wait()
+	_, stderr, code = e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 2 || !strings.Contains(stderr, "gone") {
+		t.Errorf("gone: exit %d, want 2 with 'gone'\n%s", code, stderr)
+	}
+	_, stderr, code = e.Run("verify", "--profile", "kimi-on-sim")
+	if code != 2 || !strings.Contains(stderr, "no running sglaunch launch") {
+		t.Errorf("nothing running: exit %d, want 2\n%s", code, stderr)
+	}
+}
+
+// lineWith reports whether one line of out holds every word.
+func lineWith(out string, words ...string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		all := true
+		for _, w := range words {
+			if !strings.Contains(line, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
