@@ -105,7 +105,7 @@ func (o *output) waitFor(substr string, timeout time.Duration) bool {
 
 // simProc is one simulated server started through the real python3.
 type simProc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	port   int
 	marker string // SIM_TEST_INSTANCE value, to find this server's processes
@@ -115,7 +115,7 @@ type simProc struct {
 	err    error // from cmd.Wait, valid once done is closed
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -125,7 +125,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func randomMarker(t *testing.T) string {
+func randomMarker(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 8)
 	if _, err := rand.Read(b); err != nil {
@@ -165,7 +165,7 @@ func hasFlag(args []string, flag string) bool {
 
 // startSim starts `python3 -m sglang.launch_server` with args, adding a
 // model path and a free port unless args carry them.
-func startSim(t *testing.T, env []string, args ...string) *simProc {
+func startSim(t testing.TB, env []string, args ...string) *simProc {
 	t.Helper()
 	p := &simProc{t: t, marker: randomMarker(t), stdout: newOutput(), stderr: newOutput(), done: make(chan struct{})}
 	if !hasFlag(args, "--model-path") {
@@ -342,7 +342,7 @@ func alive(pid int) bool {
 var client = &http.Client{Timeout: httpTimeout}
 
 // get returns the status and body of a GET.
-func get(t *testing.T, url string) (int, []byte) {
+func get(t testing.TB, url string) (int, []byte) {
 	t.Helper()
 	resp, err := client.Get(url)
 	if err != nil {
@@ -356,7 +356,7 @@ func get(t *testing.T, url string) (int, []byte) {
 	return resp.StatusCode, body
 }
 
-func postJSON(t *testing.T, url string, req any) *http.Response {
+func postJSON(t testing.TB, url string, req any) *http.Response {
 	t.Helper()
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -370,7 +370,7 @@ func postJSON(t *testing.T, url string, req any) *http.Response {
 }
 
 // runOnce runs the launcher to completion (for flag errors and --help).
-func runOnce(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+func runOnce(t testing.TB, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()

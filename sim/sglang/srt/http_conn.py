@@ -2,14 +2,20 @@
 
 Keep-alive (closed after SGLANG_TIMEOUT_KEEP_ALIVE idle seconds, read by the
 server), chunked transfer encoding for streams, lower-case response headers,
-``server: uvicorn``. A request's arrival time is when its first byte was read:
-token deadlines count from there.
+``server: uvicorn``.
+
+The connections do their own socket I/O on the asyncio loop (add_reader and
+add_writer) instead of using asyncio's transports, for one reason: a request's
+arrival time is the kernel's receive timestamp of its first bytes
+(SO_TIMESTAMPNS, read with recvmsg). Token deadlines count from there, so they
+do not move when the loop is busy or slow to wake, and 256 requests arriving
+at once each keep their own arrival time.
 """
 
-import asyncio
 import email.utils
 import json
 import socket
+import struct
 import time
 
 REASONS = {
@@ -19,6 +25,26 @@ REASONS = {
 }
 
 MAX_HEADER_BYTES = 64 * 1024
+RECV_BYTES = 256 * 1024
+
+# Linux's generic values; Python's socket module does not export them.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+SCM_TIMESTAMPNS = getattr(socket, "SCM_TIMESTAMPNS", SO_TIMESTAMPNS)
+_TIMESPEC = struct.Struct("@ll")
+ANC_BYTES = socket.CMSG_SPACE(_TIMESPEC.size) if hasattr(socket, "CMSG_SPACE") else 0
+
+
+def _arrival(ancdata):
+    """The kernel receive time of a recvmsg, on the monotonic clock; now when
+    the kernel gave none or it looks wrong."""
+    now = time.monotonic()
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
+            sec, nsec = _TIMESPEC.unpack_from(data)
+            stamp = sec + nsec * 1e-9 - (time.time() - now)
+            if now - 1.0 < stamp <= now:
+                return stamp
+    return now
 
 
 class _Date:
@@ -39,57 +65,160 @@ class _Date:
 _date = _Date()
 
 
-class HttpConnection(asyncio.Protocol):
-    def __init__(self, server):
+class Listener:
+    """A listening socket whose connections become HttpConnections."""
+
+    def __init__(self, server, host, port, backlog=2048):
         self.server = server
-        self.transport = None
+        self.loop = server.loop
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, addr = infos[0]
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+            sock.listen(backlog)
+        except OSError:
+            sock.close()
+            raise
+        sock.setblocking(False)
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self.loop.add_reader(sock.fileno(), self._accept)
+
+    def _accept(self):
+        for _ in range(128):
+            try:
+                conn, addr = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            HttpConnection(self.server, conn, addr)
+
+    def close(self):
+        if self.sock is not None:
+            self.loop.remove_reader(self.sock.fileno())
+            self.sock.close()
+            self.sock = None
+
+
+class HttpConnection:
+    def __init__(self, server, sock, addr):
+        self.server = server
+        self.loop = server.loop
+        self.sock = sock
+        self.fd = sock.fileno()
         self.buf = bytearray()
+        self.out = bytearray()
         self.t_first = None
         self.busy = False
         self.keep_alive = True
         self.closed = False
+        self.close_when_flushed = False
         self.idle = None
         self.current = None
-        self.peer = "127.0.0.1:0"
         self.request_line = ""
         self.path = ""
         self.sent_continue = False
-
-    # -- asyncio.Protocol ----------------------------------------------------
-
-    def connection_made(self, transport):
-        self.transport = transport
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        self.peer = f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) and len(addr) >= 2 else "127.0.0.1:0"
+        sock.setblocking(False)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
                 pass
-        peer = transport.get_extra_info("peername")
-        if isinstance(peer, tuple) and len(peer) >= 2:
-            self.peer = f"{peer[0]}:{peer[1]}"
-        self.server.conns.add(self)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        except OSError:
+            pass
+        server.conns.add(self)
+        self.loop.add_reader(self.fd, self._on_readable)
         self._arm_idle()
 
-    def connection_lost(self, exc):
-        self.closed = True
-        self.server.conns.discard(self)
-        if self.idle is not None:
-            self.idle.cancel()
-        if self.current is not None:
-            self.current.cancel()
-            self.current = None
-        self.server.on_connection_done()
+    # -- socket I/O ----------------------------------------------------------
 
-    def data_received(self, data):
+    def _on_readable(self):
+        try:
+            if ANC_BYTES:
+                data, anc, _, _ = self.sock.recvmsg(RECV_BYTES, ANC_BYTES)
+            else:
+                data, anc = self.sock.recv(RECV_BYTES), ()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._lost()
+            return
+        if not data:
+            self._lost()
+            return
         if self.t_first is None:
-            self.t_first = time.monotonic()
+            self.t_first = _arrival(anc)
         self.buf += data
         if self.idle is not None:
             self.idle.cancel()
             self.idle = None
         if not self.busy:
             self._next_request()
+
+    def write(self, data):
+        if self.closed:
+            return
+        if self.out:
+            self.out += data
+            return
+        try:
+            n = self.sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            n = 0
+        except OSError:
+            self._lost()
+            return
+        if n < len(data):
+            self.out += memoryview(data)[n:]
+            self.loop.add_writer(self.fd, self._on_writable)
+
+    def _on_writable(self):
+        try:
+            n = self.sock.send(self.out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._lost()
+            return
+        del self.out[:n]
+        if not self.out:
+            self.loop.remove_writer(self.fd)
+            if self.close_when_flushed:
+                self._lost()
+
+    def close(self):
+        """Close once everything written so far has been sent."""
+        if self.closed:
+            return
+        if self.out:
+            self.close_when_flushed = True
+            self.loop.remove_reader(self.fd)
+        else:
+            self._lost()
+
+    def _lost(self):
+        if self.closed:
+            return
+        self.closed = True
+        self.loop.remove_reader(self.fd)
+        if self.out:
+            self.loop.remove_writer(self.fd)
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.server.conns.discard(self)
+        if self.idle is not None:
+            self.idle.cancel()
+        if self.current is not None:
+            self.current.cancel()
+            self.current = None
 
     # -- parsing -------------------------------------------------------------
 
@@ -101,6 +230,7 @@ class HttpConnection(asyncio.Protocol):
         if end < 0:
             if len(buf) > MAX_HEADER_BYTES:
                 self.keep_alive = False
+                self.busy = True
                 self.send_response(431, b'{"detail":"Request Header Fields Too Large"}')
             elif not buf:
                 self._arm_idle()
@@ -136,14 +266,15 @@ class HttpConnection(asyncio.Protocol):
             if len(buf) < start + n:
                 if headers.get("expect", "").lower() == "100-continue" and not self.sent_continue:
                     self.sent_continue = True
-                    self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 return
             body = bytes(buf[start : start + n])
             consumed = start + n
         del buf[:consumed]
         self.sent_continue = False
         t0 = self.t_first
-        self.t_first = time.monotonic() if buf else None
+        # Pipelined bytes already buffered arrived with this read.
+        self.t_first = t0 if buf else None
         conn_hdr = headers.get("connection", "").lower()
         if version == "HTTP/1.0":
             self.keep_alive = "keep-alive" in conn_hdr
@@ -151,9 +282,8 @@ class HttpConnection(asyncio.Protocol):
             self.keep_alive = "close" not in conn_hdr
         self.busy = True
         self.request_line = f"{method} {target} {version}"
-        path = target.split("?", 1)[0]
-        self.path = path
-        self.server.dispatch(self, method, path, headers, body, t0)
+        self.path = target.split("?", 1)[0]
+        self.server.dispatch(self, method, self.path, headers, body, t0)
 
     # -- responses -------------------------------------------------------------
 
@@ -169,7 +299,7 @@ class HttpConnection(asyncio.Protocol):
             self._done()
             return
         extra = f"content-length: {len(body)}\r\ncontent-type: {content_type}\r\n"
-        self.transport.write(self._head(status, extra) + body)
+        self.write(self._head(status, extra) + body)
         self.server.access_log(self, status)
         self._done()
 
@@ -177,43 +307,43 @@ class HttpConnection(asyncio.Protocol):
         if self.closed:
             return
         extra = f"content-type: {content_type}\r\ntransfer-encoding: chunked\r\n"
-        self.transport.write(self._head(status, extra))
+        self.write(self._head(status, extra))
         self.server.access_log(self, status)
 
     def write_chunk(self, data):
         if not self.closed:
-            self.transport.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def end_stream(self):
         if not self.closed:
-            self.transport.write(b"0\r\n\r\n")
+            self.write(b"0\r\n\r\n")
         self._done()
 
     def _done(self):
         self.busy = False
         self.current = None
-        self.server.on_connection_done()
         if self.closed:
             return
         if not self.keep_alive or self.server.closing:
-            self.transport.close()
+            self.close()
             return
         if self.buf:
-            self.server.loop.call_soon(self._next_request)
+            self.loop.call_soon(self._next_request)
         else:
             self._arm_idle()
 
     def _arm_idle(self):
         if self.idle is not None:
             self.idle.cancel()
+            self.idle = None
         if self.closed or self.busy:
             return
-        self.idle = self.server.loop.call_later(self.server.keep_alive_timeout, self._idle_close)
+        self.idle = self.loop.call_later(self.server.keep_alive_timeout, self._idle_close)
 
     def _idle_close(self):
         self.idle = None
         if not self.busy and not self.closed:
-            self.transport.close()
+            self.close()
 
     def json(self, status, obj):
         self.send_response(status, json.dumps(obj, separators=(",", ":")).encode())

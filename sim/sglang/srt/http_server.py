@@ -36,7 +36,7 @@ import sys
 import time
 
 from sglang.srt.environ import envs
-from sglang.srt.http_conn import REASONS, HttpConnection
+from sglang.srt.http_conn import REASONS, Listener
 from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_tokens
 from sglang.srt.utils import (
     flush_std,
@@ -123,9 +123,6 @@ class SimHttpServer:
             return
         line = uvicorn_line(f'{conn.peer} - "{conn.request_line}" {status} {REASONS.get(status, "")}')
         write_all(1, line.encode())
-
-    def on_connection_done(self):
-        pass
 
     def dispatch(self, conn, method, path, headers, body, t0):
         route = self.routes.get(path)
@@ -412,9 +409,7 @@ class SimHttpServer:
         logger.raw(uvicorn_line("Waiting for application startup."))
         logger.raw(uvicorn_line("Application startup complete."))
         try:
-            self.server = loop.run_until_complete(
-                loop.create_server(lambda: HttpConnection(self), host, port, reuse_address=True, backlog=2048)
-            )
+            self.server = Listener(self, host, port)
         except OSError as e:
             logger.raw(
                 uvicorn_line(f"[Errno {e.errno}] error while attempting to bind on address ({host!r}, {port}): "
@@ -423,8 +418,7 @@ class SimHttpServer:
             self.engine.kill_children()
             flush_std()
             os._exit(1)
-        if port == 0:
-            port = self.server.sockets[0].getsockname()[1]
+        port = self.server.port
         shown = f"[{host}]" if ":" in host else host
         logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
         self.started_wall = time.time()
@@ -536,7 +530,7 @@ class SimHttpServer:
             self.server.close()
         for conn in list(self.conns):
             if not conn.busy:
-                conn.transport.close()
+                conn.close()
         self.loop.create_task(self._sigint_drain())
 
     async def _sigint_drain(self):
