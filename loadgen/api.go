@@ -1,0 +1,235 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// API is the endpoint a load is sent to.
+type API string
+
+const (
+	// Generate is SGLang's native POST /generate with input_ids.
+	Generate API = "generate"
+	// Chat is the OpenAI-compatible POST /v1/chat/completions.
+	Chat API = "chat"
+)
+
+// APIs lists the known APIs.
+var APIs = []API{Generate, Chat}
+
+// Path is the endpoint's path.
+func (a API) Path() string {
+	if a == Chat {
+		return "/v1/chat/completions"
+	}
+	return "/generate"
+}
+
+// Valid reports whether a is a known API.
+func (a API) Valid() bool { return a == Generate || a == Chat }
+
+// Random input token ids are drawn from [tokenLow, tokenHigh): clear of
+// the special tokens at the start of common vocabularies and inside every
+// vocabulary of 32k or more.
+const (
+	tokenLow  = 1000
+	tokenHigh = 30000
+)
+
+// words make chat prompts: each is four bytes with its leading space,
+// about one token for a BPE tokenizer and exactly one for the simulated
+// server's count. The server's own count (usage.prompt_tokens) is what the
+// metrics use.
+var words = strings.Fields("the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use")
+
+// body builds the request body for one request.
+func body(api API, model string, inputLen, outputLen int, rng *rand.Rand) []byte {
+	b := make([]byte, 0, 64+inputLen*6)
+	if api == Chat {
+		b = append(b, `{`...)
+		if model != "" {
+			m, _ := json.Marshal(model)
+			b = append(b, `"model":`...)
+			b = append(b, m...)
+			b = append(b, ',')
+		}
+		b = append(b, `"messages":[{"role":"user","content":"`...)
+		for range inputLen {
+			b = append(b, ' ')
+			b = append(b, words[rng.IntN(len(words))]...)
+		}
+		b = append(b, `"}],"max_tokens":`...)
+		b = strconv.AppendInt(b, int64(outputLen), 10)
+		b = append(b, `,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`...)
+		return b
+	}
+	b = append(b, `{"input_ids":[`...)
+	for i := range inputLen {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(tokenLow+rng.IntN(tokenHigh-tokenLow)), 10)
+	}
+	b = append(b, `],"sampling_params":{"max_new_tokens":`...)
+	b = strconv.AppendInt(b, int64(outputLen), 10)
+	b = append(b, `,"ignore_eos":true,"temperature":0},"stream":true}`...)
+	return b
+}
+
+// stream follows one streamed response and fills its sample.
+type stream struct {
+	s       *Sample
+	start   time.Time
+	last    time.Time // arrival of the last chunk that added tokens
+	prev    int       // output tokens so far
+	started bool      // a chunk with text has arrived
+	onToken func(n int)
+}
+
+// tokens accounts for a chunk that brought the output to total tokens,
+// the way bench_serving does: the first such chunk sets TTFT; each later
+// one adds its gap to ITL once per new token, split evenly among them.
+func (st *stream) tokens(at time.Time, total int) {
+	if !st.started {
+		st.started = true
+		st.s.TTFT = at.Sub(st.start)
+		st.last, st.prev = at, total
+		st.onToken(total)
+		return
+	}
+	n := total - st.prev
+	if n <= 0 {
+		return
+	}
+	gap := at.Sub(st.last) / time.Duration(n)
+	for range n {
+		st.s.ITL = append(st.s.ITL, gap)
+	}
+	st.last, st.prev = at, total
+	st.onToken(n)
+}
+
+// generateChunk reads one /generate event: text is cumulative, and
+// meta_info.completion_tokens counts the tokens so far.
+func (st *stream) generateChunk(data []byte, at time.Time) error {
+	hasText, completion, prompt := false, -1, -1
+	var errRaw []byte
+	var inner error
+	err := eachMember(data, func(k, v []byte) bool {
+		switch string(k) {
+		case "text":
+			hasText = len(v) > 2 && v[0] == '"'
+		case "meta_info":
+			inner = eachMember(v, func(k, v []byte) bool {
+				switch string(k) {
+				case "completion_tokens":
+					completion, inner = scanInt(v)
+				case "prompt_tokens":
+					prompt, _ = scanInt(v)
+				}
+				return inner == nil
+			})
+		case "error":
+			errRaw = v
+		}
+		return inner == nil
+	})
+	if err == nil {
+		err = inner
+	}
+	if err != nil {
+		return fmt.Errorf("bad event %.120q: %w", data, err)
+	}
+	if errRaw != nil {
+		return fmt.Errorf("server error: %s", errorMessage(errRaw))
+	}
+	if prompt >= 0 {
+		st.s.InputTokens = prompt
+	}
+	if hasText {
+		if completion < 0 {
+			completion = st.prev + 1
+		}
+		st.tokens(at, completion)
+		st.s.OutputTokens = completion
+	}
+	return nil
+}
+
+type chatChunk struct {
+	Object  string `json:"object"`
+	Message string `json:"message"`
+	Error   json.RawMessage
+	Choices []struct {
+		Delta struct {
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// chatChunk reads one /v1/chat/completions event. A chunk with content
+// (or reasoning content) is one token unless it carries its own usage;
+// the final usage chunk gives the exact counts.
+func (st *stream) chatChunk(data []byte, at time.Time) error {
+	var c chatChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("bad event %.120q: %w", data, err)
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return fmt.Errorf("server error: %s", errorMessage(c.Error))
+	}
+	if c.Object == "error" {
+		return fmt.Errorf("server error: %s", c.Message)
+	}
+	text := false
+	for _, ch := range c.Choices {
+		d := ch.Delta
+		if (d.Content != nil && *d.Content != "") || (d.ReasoningContent != nil && *d.ReasoningContent != "") {
+			text = true
+		}
+	}
+	if text {
+		total := st.prev + 1
+		if c.Usage != nil && c.Usage.CompletionTokens > st.prev {
+			total = c.Usage.CompletionTokens
+		}
+		st.tokens(at, total)
+		st.s.OutputTokens = total
+	}
+	if c.Usage != nil && len(c.Choices) == 0 {
+		st.s.OutputTokens = c.Usage.CompletionTokens
+		st.s.InputTokens = c.Usage.PromptTokens
+	}
+	return nil
+}
+
+// errorMessage digs the message out of an error value: a string, or an
+// object with a message.
+func errorMessage(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	switch t := v.(type) {
+	case string:
+		return t
+	case map[string]any:
+		if m, ok := t["message"].(string); ok {
+			return m
+		}
+		if d, ok := t["detail"].(string); ok {
+			return d
+		}
+	}
+	return string(raw)
+}

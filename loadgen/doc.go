@@ -1,0 +1,25 @@
+// Package loadgen is sglaunch's built-in load generator: it streams
+// generations from an SGLang server and measures them the way SGLang's
+// own bench_serving does, so the numbers compare one to one.
+//
+// Two APIs: SGLang's native /generate with random input_ids (exact input
+// lengths without a tokenizer) and the OpenAI-compatible
+// /v1/chat/completions with stream_options.include_usage. Responses are
+// read as server-sent events, each stamped when the read that completed it
+// returned. Load shapes: a closed loop at a fixed concurrency, or an open
+// loop of Poisson arrivals (seeded) under an optional concurrency cap; per
+// level a number of requests or a duration, after warm-up requests that
+// are not counted.
+//
+// Metrics follow bench_serving's definitions and names (completed,
+// request_throughput, median_ttft_ms, p99_itl_ms, ...): TTFT is the time
+// to the first chunk that carries text; ITL is the gap between chunks
+// divided evenly among the tokens the later chunk added; TPOT is
+// (latency - TTFT) / (output tokens - 1); percentiles interpolate linearly
+// as numpy's do. At concurrency 1 it also reports the single-stream
+// decode rate in tokens per second.
+//
+// What it must not do: start or stop servers, read profiles, or write
+// files; the bench package does those. It sends only the requests a level
+// asks for, and every goroutine it starts has ended when a call returns.
+package loadgen

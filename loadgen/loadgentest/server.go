@@ -1,0 +1,169 @@
+// Package loadgentest is a stand-in SGLang server for testing and
+// measuring the load generator without Python: it streams /generate and
+// /v1/chat/completions responses in SGLang's SSE format on an exact
+// schedule, token i of a request at arrival + TTFT + i*ITL.
+//
+// It serves tests (through httptest) and the client's overhead benchmark
+// (test/perf), where the Python simulator would be the bottleneck. It is
+// not a simulator of SGLang's life cycle: no health gate, no load phases.
+package loadgentest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server answers like SGLang's streaming endpoints.
+type Server struct {
+	TTFT time.Duration
+	ITL  time.Duration
+	// TokensPerChunk > 1 sends that many tokens per event, as SGLang's
+	// --stream-interval and speculative decoding do.
+	TokensPerChunk int
+	// FailAfter, when > 0, makes every request's stream end abruptly
+	// after that many tokens (the connection is dropped).
+	FailAfter int
+	// Status, when set, answers every request with this HTTP status.
+	Status int
+	// APIKey, when set, is required as a bearer token.
+	APIKey string
+
+	requests atomic.Int64
+	inFlight atomic.Int64
+	mu       sync.Mutex
+	maxIn    int64
+	arrivals []time.Time
+}
+
+// Requests is how many generation requests arrived.
+func (s *Server) Requests() int64 { return s.requests.Load() }
+
+// MaxInFlight is the most generation requests served at once.
+func (s *Server) MaxInFlight() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxIn
+}
+
+// Arrivals are the arrival times of the requests, in order.
+func (s *Server) Arrivals() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.arrivals...)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t0 := time.Now()
+	switch r.URL.Path {
+	case "/health":
+		w.WriteHeader(http.StatusOK)
+		return
+	case "/v1/models":
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"stub-model","object":"model"}]}`)
+		return
+	case "/server_info":
+		fmt.Fprint(w, `{"version":"0.0.0+stub","internal_states":[{"avg_spec_accept_length":2.5}]}`)
+		return
+	case "/generate", "/v1/chat/completions":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if s.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.APIKey {
+		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	s.requests.Add(1)
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	s.mu.Lock()
+	s.maxIn = max(s.maxIn, n)
+	s.arrivals = append(s.arrivals, t0)
+	s.mu.Unlock()
+	if s.Status != 0 {
+		http.Error(w, `{"object":"error","message":"stub failure"}`, s.Status)
+		return
+	}
+	var req struct {
+		InputIDs       []int `json:"input_ids"`
+		SamplingParams struct {
+			MaxNewTokens int `json:"max_new_tokens"`
+		} `json:"sampling_params"`
+		MaxTokens int `json:"max_tokens"`
+		Messages  []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher := w.(http.Flusher)
+	chat := r.URL.Path != "/generate"
+	out, prompt := req.SamplingParams.MaxNewTokens, len(req.InputIDs)
+	if chat {
+		out, prompt = req.MaxTokens, 0
+		for _, m := range req.Messages {
+			prompt += len(m.Content) / 4
+		}
+	}
+	per := max(s.TokensPerChunk, 1)
+	text := make([]byte, 0, out*5)
+	buf := make([]byte, 0, 4096)
+	for i := 0; i < out; {
+		k := min(per, out-i)
+		i += k
+		sleepUntil(t0.Add(s.TTFT + time.Duration(i-1)*s.ITL))
+		if s.FailAfter > 0 && i > s.FailAfter {
+			panic(http.ErrAbortHandler) // drops the connection mid-stream
+		}
+		buf = buf[:0]
+		if chat {
+			for range k {
+				buf = append(buf, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}],"usage":null}`+"\n\n"...)
+			}
+		} else {
+			for range k {
+				text = append(text, " tok"...)
+			}
+			buf = append(buf, `data: {"text":"`...)
+			buf = append(buf, text...)
+			buf = append(buf, `","meta_info":{"id":"x","finish_reason":null,"prompt_tokens":`...)
+			buf = strconv.AppendInt(buf, int64(prompt), 10)
+			buf = append(buf, `,"completion_tokens":`...)
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, "}}\n\n"...)
+		}
+		if i == out {
+			if chat {
+				buf = append(buf, `data: {"id":"x","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":`...)
+				buf = strconv.AppendInt(buf, int64(prompt), 10)
+				buf = append(buf, `,"completion_tokens":`...)
+				buf = strconv.AppendInt(buf, int64(out), 10)
+				buf = append(buf, "}}\n\n"...)
+			}
+			buf = append(buf, "data: [DONE]\n\n"...)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+	_, _ = io.Copy(io.Discard, r.Body)
+}
+
+// sleepUntil sleeps to an absolute time, so that a late wake-up delays one
+// token and not the ones after it.
+func sleepUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
+	}
+}
