@@ -1,0 +1,122 @@
+package health
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/atomicfile"
+)
+
+// keepLoads is how many successful loads History remembers per plan.
+const keepLoads = 10
+
+// History remembers how long earlier successful loads of the same plan
+// (same fingerprint) took, in Dir/loads/<fingerprint>.json, to estimate
+// the time left during the next load. An empty Dir remembers nothing.
+type History struct {
+	Dir string
+}
+
+// Load is one successful load.
+type Load struct {
+	At      time.Time      `json:"at"`
+	Seconds float64        `json:"load_seconds"`
+	Phases  []PhaseSeconds `json:"phases,omitempty"`
+}
+
+// PhaseSeconds is a Phase as stored: the time since start in seconds.
+type PhaseSeconds struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"at_seconds"`
+}
+
+type historyFile struct {
+	Fingerprint string `json:"fingerprint"`
+	Loads       []Load `json:"loads"`
+}
+
+// Estimate is what earlier loads say about this one.
+type Estimate struct {
+	Typical time.Duration // median load time; 0 when there is no history
+	Loads   int           // how many loads it is based on
+}
+
+func (h History) path(fingerprint string) string {
+	return filepath.Join(h.Dir, "loads", fingerprint+".json")
+}
+
+func (h History) read(fingerprint string) (historyFile, error) {
+	f := historyFile{Fingerprint: fingerprint}
+	if h.Dir == "" || fingerprint == "" {
+		return f, nil
+	}
+	b, err := os.ReadFile(h.path(fingerprint))
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("read load history: %w", err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return historyFile{Fingerprint: fingerprint}, fmt.Errorf("read load history %s: %w", h.path(fingerprint), err)
+	}
+	return f, nil
+}
+
+// Estimate returns the median of the remembered load times. A missing or
+// unreadable history gives an empty estimate (and the error, to log).
+func (h History) Estimate(fingerprint string) (Estimate, error) {
+	f, err := h.read(fingerprint)
+	if len(f.Loads) == 0 {
+		return Estimate{}, err
+	}
+	secs := make([]float64, len(f.Loads))
+	for i, l := range f.Loads {
+		secs[i] = l.Seconds
+	}
+	slices.Sort(secs)
+	mid := secs[len(secs)/2]
+	if len(secs)%2 == 0 {
+		mid = (secs[len(secs)/2-1] + mid) / 2
+	}
+	return Estimate{Typical: time.Duration(mid * float64(time.Second)), Loads: len(secs)}, err
+}
+
+// Record remembers one successful load, keeping the latest keepLoads.
+func (h History) Record(fingerprint string, at time.Time, load time.Duration, phases []Phase) error {
+	if h.Dir == "" || fingerprint == "" {
+		return nil
+	}
+	f, _ := h.read(fingerprint) // a damaged file is replaced
+	l := Load{At: at.UTC(), Seconds: load.Seconds()}
+	for _, p := range phases {
+		l.Phases = append(l.Phases, PhaseSeconds{Name: p.Name, Seconds: p.At.Seconds()})
+	}
+	f.Loads = append(f.Loads, l)
+	if len(f.Loads) > keepLoads {
+		f.Loads = f.Loads[len(f.Loads)-keepLoads:]
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record load: %w", err)
+	}
+	if err := atomicfile.Write(h.path(fingerprint), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("record load: %w", err)
+	}
+	return nil
+}
+
+// Remaining is the estimated time left after elapsed, or false without
+// history. A load that runs past the typical time has "unknown" left.
+func (e Estimate) Remaining(elapsed time.Duration) (time.Duration, bool) {
+	if e.Loads == 0 || elapsed > e.Typical {
+		return 0, false
+	}
+	return e.Typical - elapsed, true
+}

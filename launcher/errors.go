@@ -1,0 +1,90 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sglaunch/sglaunch/health"
+)
+
+// Sentinels for how a session ends badly; check them with errors.Is on
+// the error Launch, Supervise or Err return.
+var (
+	// ErrStart: the server could not be started at all.
+	ErrStart = errors.New("cannot start server")
+	// ErrExited: the server ended by itself (a crash during the load, or
+	// any exit after it).
+	ErrExited = errors.New("server exited")
+	// ErrStartTimeout: not ready within health.start_timeout.
+	ErrStartTimeout = health.ErrStartTimeout
+	// ErrStalled: no output for health.stall_timeout during the load.
+	ErrStalled = health.ErrStalled
+	// ErrUnhealthy: health.failure_threshold liveness probes failed in a
+	// row and health.on_unhealthy is exit.
+	ErrUnhealthy = errors.New("server unhealthy")
+	// ErrInterrupted: stopped on request (a signal to sglaunch, a
+	// cancelled context, Stop).
+	ErrInterrupted = errors.New("stopped on request")
+)
+
+// tailLines is how much of the server's output an error carries.
+const tailLines = 40
+
+// Error is how a session ended when it did not end well: why, how the
+// server ended, and the last lines of its output. Reason wraps one of the
+// sentinels.
+type Error struct {
+	Reason     error
+	Status     ExitStatus // the server's exit status (when Ran)
+	Ran        bool       // the server ran and was waited for
+	Signal     string     // "SIGKILL" when the server was killed by a signal
+	DuringLoad bool       // before the server was ready
+	After      time.Duration
+	Tail       []string // last lines of the server's output
+	end        exit
+}
+
+func (e *Error) Unwrap() error { return e.Reason }
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	switch {
+	case errors.Is(e.Reason, ErrExited):
+		fmt.Fprintf(&b, "server %s", e.end)
+		if e.DuringLoad {
+			fmt.Fprintf(&b, " during the load, %s after start", health.Secs(e.After))
+		} else {
+			fmt.Fprintf(&b, " %s after start", health.Secs(e.After))
+		}
+	default:
+		b.WriteString(e.Reason.Error())
+		if e.Ran {
+			fmt.Fprintf(&b, "; the server %s", e.end)
+		}
+	}
+	if len(e.Tail) > 0 && !errors.Is(e.Reason, ErrInterrupted) {
+		fmt.Fprintf(&b, "\nlast %d lines of server output:", len(e.Tail))
+		for _, l := range e.Tail {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// ExitCode maps a session's result to sglaunch's exit status: 0 for nil;
+// the server's own status when the server ended by itself or was stopped
+// on request; 1 when sglaunch gave up on it (start timeout, stall,
+// unhealthy) or could not start it.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Ran && (errors.Is(e.Reason, ErrExited) || errors.Is(e.Reason, ErrInterrupted)) {
+		return int(e.Status)
+	}
+	return 1
+}

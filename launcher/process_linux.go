@@ -1,0 +1,140 @@
+package launcher
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// waitDelay bounds Wait once the server has exited: no copying goroutine
+// may keep it waiting on a pipe that a grandchild holds open.
+const waitDelay = 2 * time.Second
+
+// process is the server's main process. One goroutine, locked to its OS
+// thread, starts it and waits for it.
+type process struct {
+	cmd    *exec.Cmd
+	pid    int
+	pty    *os.File      // master side in terminal mode
+	exited   chan struct{} // closed once Wait has returned
+	state    *os.ProcessState
+	exitedAt time.Time
+}
+
+// command builds the exec.Cmd for plan: exactly the plan's argv and
+// environment, stdin from /dev/null.
+func command(plan *Plan) *exec.Cmd {
+	cmd := exec.Command(plan.Argv[0], plan.Argv[1:]...)
+	cmd.Env = plan.Environ
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+// startPiped starts cmd in its own process group with stdout and stderr
+// going to the given pipe ends.
+func startPiped(cmd *exec.Cmd, stdout, stderr *os.File) (*process, error) {
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,
+		Pdeathsig: syscall.SIGKILL,
+	}
+	return startLocked(cmd)
+}
+
+// startPTY starts cmd on a new pseudo-terminal. The child becomes a
+// session leader with the terminal as its controlling tty (Setsid and
+// Setctty), which also makes it its own group leader: Setpgid here would
+// make the fork fail with EPERM.
+func startPTY(cmd *exec.Cmd, size *os.File) (*process, error) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer tty.Close()
+	if size != nil {
+		_ = pty.InheritSize(size, master) // best effort: not every stdin is a terminal
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setsid:    true,
+		Setctty:   true,
+		Ctty:      0, // the child's stdin, the tty
+		Pdeathsig: syscall.SIGKILL,
+	}
+	p, err := startLocked(cmd)
+	if err != nil {
+		master.Close()
+		return nil, err
+	}
+	p.pty = master
+	return p, nil
+}
+
+// startLocked starts cmd from a goroutine that stays locked to its OS
+// thread until Wait returns. The parent-death signal fires when the
+// *thread* that forked the child exits (golang/go#27505), not the
+// process; an unlocked goroutine's thread may be retired by the runtime
+// at any time and would SIGKILL a healthy server. The goroutine exits
+// still locked, so its thread dies only after the server has.
+func startLocked(cmd *exec.Cmd) (*process, error) {
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		p.pid = cmd.Process.Pid
+		started <- nil
+		_ = cmd.Wait() // the status is in ProcessState
+		p.state, p.exitedAt = cmd.ProcessState, time.Now()
+		close(p.exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// signalGroup sends sig to the server's process group (in terminal mode
+// the session leader's group, which is the same id).
+func (p *process) signalGroup(sig syscall.Signal) error {
+	err := syscall.Kill(-p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// done reports whether the main process has been waited for.
+func (p *process) done() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// resize makes the pseudo-terminal follow the size of tty.
+func (p *process) resize(tty *os.File) {
+	if p.pty != nil && tty != nil {
+		_ = pty.InheritSize(tty, p.pty)
+	}
+}
+
+// IsTerminal reports whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

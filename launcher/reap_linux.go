@@ -1,0 +1,147 @@
+package launcher
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
+)
+
+// becomeSubreaper makes sglaunch the child subreaper of its process tree:
+// a process that leaves the server's session (setsid) and loses its parent
+// is re-parented to sglaunch instead of init, so it can still be found
+// through /proc parent links, killed, and reaped.
+var becomeSubreaper = sync.OnceValue(func() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+})
+
+// live registers the servers of the sessions running in this process, so
+// that one session's sweep never takes another session's tree.
+var live = struct {
+	sync.Mutex
+	servers map[int]bool
+}{servers: map[int]bool{}}
+
+// tree finds what belongs to one server: its descendants, and the orphans
+// sglaunch adopted from them as subreaper.
+type tree struct {
+	self   int          // sglaunch's pid
+	server int          // the server's main pid
+	spared map[int]bool // sglaunch's children from before the server started
+}
+
+func newTree(server int, spared map[int]bool) *tree {
+	return &tree{self: os.Getpid(), server: server, spared: spared}
+}
+
+// childrenOfSelf lists sglaunch's current children, to spare them later.
+func childrenOfSelf() map[int]bool {
+	out := map[int]bool{}
+	all, err := proc.All()
+	if err != nil {
+		return out
+	}
+	self := os.Getpid()
+	for pid, st := range all {
+		if st.PPID == self {
+			out[pid] = true
+		}
+	}
+	return out
+}
+
+// members returns every process of the server's tree, zombies included:
+// the server and its descendants, plus every child of sglaunch (and its
+// descendants) that sglaunch did not start itself and that is outside
+// sglaunch's own process group or session. Such a child can only be an
+// orphan adopted from the server's tree: sglaunch starts nothing else in
+// another group, and only a subreaper's descendants are re-parented to it.
+func (t *tree) members() ([]proc.Stat, error) {
+	all, err := proc.All()
+	if err != nil {
+		return nil, err
+	}
+	children := map[int][]int{}
+	for pid, st := range all {
+		children[st.PPID] = append(children[st.PPID], pid)
+	}
+	me := all[t.self]
+	live.Lock()
+	others := make(map[int]bool, len(live.servers))
+	for pid := range live.servers {
+		others[pid] = pid != t.server
+	}
+	live.Unlock()
+
+	var out []proc.Stat
+	seen := map[int]bool{}
+	var walk func(pid int)
+	walk = func(pid int) {
+		if seen[pid] || others[pid] {
+			return
+		}
+		seen[pid] = true
+		out = append(out, all[pid])
+		for _, c := range children[pid] {
+			walk(c)
+		}
+	}
+	for _, c := range children[t.self] {
+		st := all[c]
+		switch {
+		case c == t.server:
+			walk(c)
+		case t.spared[c] || others[c]:
+		case st.PGID != me.PGID || st.SID != me.SID:
+			walk(c)
+		}
+	}
+	return out, nil
+}
+
+// sweep SIGKILLs every live member of the tree and reaps the adopted
+// zombies. It reports how many members are still alive.
+func (t *tree) sweep() (int, error) {
+	members, err := t.members()
+	if err != nil {
+		return 0, err
+	}
+	alive := 0
+	for _, st := range members {
+		if st.State == 'Z' || st.State == 'X' {
+			if st.PPID == t.self && st.PID != t.server {
+				reap(st.PID)
+			}
+			continue
+		}
+		alive++
+		if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return alive, err
+		}
+	}
+	return alive, nil
+}
+
+// reapAdopted reaps adopted orphans that have already exited, without
+// touching anything alive.
+func (t *tree) reapAdopted() {
+	members, err := t.members()
+	if err != nil {
+		return
+	}
+	for _, st := range members {
+		if (st.State == 'Z' || st.State == 'X') && st.PPID == t.self && st.PID != t.server {
+			reap(st.PID)
+		}
+	}
+}
+
+// reap collects one exited child that no os/exec Cmd waits for.
+func reap(pid int) {
+	var ws unix.WaitStatus
+	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}

@@ -1,0 +1,172 @@
+package launcher
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// relayBuffer is the read size and the pipe capacity asked for: large
+	// reads keep the relay's cost per byte low during a log flood.
+	relayBuffer = 1 << 20
+	// partialFlush is how long an unfinished line (a progress bar, a
+	// prompt) waits for its newline before it is relayed anyway.
+	partialFlush = 50 * time.Millisecond
+	// drainTimeout bounds the wait for the last output once every process
+	// of the tree is gone.
+	drainTimeout = 2 * time.Second
+)
+
+// output relays the server's output to sglaunch's stdout/stderr and the
+// log file, keeps its tail for error messages, and shows it to the load
+// tracker.
+type output struct {
+	observe func([]byte) // the load tracker; called from the relays
+	tail    *tail
+	file    *lockedFile // nil without --log-file
+	wg      sync.WaitGroup
+	readers []*os.File
+}
+
+type lockedFile struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func (l *lockedFile) write(b []byte) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.f.Write(b)
+}
+
+// pipe returns a pipe for one of the server's streams, sized up for
+// throughput (best effort: the limit is fs.pipe-max-size).
+func pipe() (r, w *os.File, err error) {
+	r, w, err = os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	_, _ = unix.FcntlInt(r.Fd(), unix.F_SETPIPE_SZ, relayBuffer)
+	return r, w, nil
+}
+
+// emit passes one block of output on: to dst, the log file, the tail and
+// the tracker. A write error on dst (a closed stdout) is ignored: the
+// relay keeps draining so that the server never blocks on its output.
+func (o *output) emit(dst io.Writer, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	_, _ = dst.Write(b)
+	o.file.write(b)
+	o.tail.write(b)
+	if o.observe != nil {
+		o.observe(b)
+	}
+}
+
+// relayLines copies a pipe to dst a line at a time: whole lines go out as
+// soon as they arrive; a partial line waits up to partialFlush for the
+// rest. Lines from the two streams therefore never interleave mid-line in
+// the log file or with sglaunch's own lines.
+func (o *output) relayLines(r *os.File, dst io.Writer) {
+	o.readers = append(o.readers, r)
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		buf := make([]byte, relayBuffer)
+		pending := 0
+		deadline := false
+		for {
+			if pending > 0 {
+				_ = r.SetReadDeadline(time.Now().Add(partialFlush))
+				deadline = true
+			} else if deadline {
+				_ = r.SetReadDeadline(time.Time{})
+				deadline = false
+			}
+			n, err := r.Read(buf[pending:])
+			if n > 0 {
+				end := pending + n
+				if cut := bytes.LastIndexByte(buf[pending:end], '\n'); cut >= 0 {
+					cut += pending + 1
+					o.emit(dst, buf[:cut])
+					pending = copy(buf, buf[cut:end])
+				} else {
+					pending = end
+					if pending == len(buf) {
+						o.emit(dst, buf[:pending])
+						pending = 0
+					}
+				}
+			}
+			if err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					o.emit(dst, buf[:pending])
+					pending = 0
+					continue
+				}
+				o.emit(dst, buf[:pending])
+				return
+			}
+		}
+	}()
+}
+
+// relayRaw copies a pseudo-terminal's output to dst as it comes: a
+// terminal shows progress bars and colours as they are written.
+func (o *output) relayRaw(r *os.File, dst io.Writer) {
+	o.readers = append(o.readers, r)
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				o.emit(dst, buf[:n])
+			}
+			if err != nil {
+				// EOF, or EIO: how a pty master reports that every process
+				// holding the terminal has gone.
+				return
+			}
+		}
+	}()
+}
+
+// drain waits until the relays have seen the end of their streams, or
+// gives up after timeout and closes them: once the whole tree is gone
+// nothing should hold a pipe, but a process outside sglaunch's reach (a
+// grandchild handed the descriptor) must not keep sglaunch waiting.
+func (o *output) drain(timeout time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		o.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		for _, r := range o.readers {
+			_ = r.SetReadDeadline(time.Now())
+			_ = r.Close()
+		}
+		<-done
+	}
+	for _, r := range o.readers {
+		_ = r.Close()
+	}
+	if o.file != nil {
+		_ = o.file.f.Close()
+	}
+}

@@ -1,0 +1,533 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/profiles"
+)
+
+// Generous bounds: these tests must not flake on a loaded 2-core machine.
+const (
+	launchTimeout = 60 * time.Second
+	// promptly bounds what must happen "at once" (a crash noticed, a
+	// second Ctrl-C obeyed): far below the budgets the test sets, so only
+	// the behaviour under test can meet it.
+	promptly = 10 * time.Second
+)
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fake is a plan that runs testdata/fake_server.py, plus the buffers its
+// output and sglaunch's lines go to.
+type fake struct {
+	plan           *Plan
+	stdout, stderr *syncBuffer
+	logs           *syncBuffer
+	dir            string
+}
+
+// newFake builds a plan for the fake server with the FAKE_* variables in
+// env and the settings in set (defaults otherwise).
+func newFake(t *testing.T, env map[string]string, set map[string]string) *fake {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	script, err := filepath.Abs("testdata/fake_server.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]profiles.Value{}
+	for _, s := range profiles.Schema {
+		settings[s.Key] = profiles.Value{Text: s.Default, From: "default"}
+	}
+	// Fast defaults for tests; each test states what it relies on.
+	for k, v := range map[string]string{"health.poll_interval": "20ms", "health.interval": "0", "stop_timeout": "5s"} {
+		settings[k] = profiles.Value{Text: v}
+	}
+	for k, v := range set {
+		settings[k] = profiles.Value{Text: v}
+	}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8"}
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	plan := &Plan{
+		Profile:     "fake",
+		Mode:        ModeServe,
+		Python:      py,
+		Argv:        []string{py, "-u", script, "--port", strconv.Itoa(freePort(t))},
+		Environ:     environ,
+		Settings:    settings,
+		Fingerprint: strings.Repeat("ab", 32),
+	}
+	return &fake{plan: plan, stdout: &syncBuffer{}, stderr: &syncBuffer{}, logs: &syncBuffer{}, dir: t.TempDir()}
+}
+
+func (f *fake) options(t *testing.T) RunOptions {
+	t.Helper()
+	log, err := NewLogger(f.logs, LogText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return RunOptions{Stdout: f.stdout, Stderr: f.stderr, Logger: log, StateDir: f.dir}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// noSurvivors fails the test if any process started by it is still alive.
+func noSurvivors(t *testing.T, pids ...int) {
+	t.Helper()
+	for _, pid := range pids {
+		if proc.Alive(pid) {
+			t.Errorf("pid %d survived", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	left, err := proc.Descendants(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range left {
+		cmd, _ := proc.Cmdline(pid)
+		t.Errorf("descendant %d %q survived", pid, cmd)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func launch(t *testing.T, f *fake, opts RunOptions) (*Session, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
+	t.Cleanup(cancel)
+	return Launch(ctx, f.plan, opts)
+}
+
+// readPid waits for a pid file the fake's setsid child writes.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(launchTimeout)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("pid file %s: %v", path, err)
+			}
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid file %s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLaunchReadyThenStop(t *testing.T) {
+	f := newFake(t, map[string]string{
+		"FAKE_LINES":      "[x TP0] Load weight begin.|[x TP0] Load weight end.",
+		"FAKE_BIND_AFTER": "0.3",
+		"FAKE_WARMUP":     "0.3",
+		"FAKE_READY_LINE": "1",
+	}, nil)
+	var started, readyPid int
+	opts := f.options(t)
+	opts.OnStarted = func(pid int) { started = pid }
+	opts.OnReady = func(r ReadyInfo) { readyPid = r.ServerPID }
+	s, err := launch(t, f, opts)
+	if err != nil {
+		t.Fatalf("Launch: %v\nlogs:\n%s", err, f.logs)
+	}
+	info := s.Ready()
+	if started != s.ServerPID() || readyPid != s.ServerPID() {
+		t.Errorf("hooks: OnStarted %d, OnReady %d, server %d", started, readyPid, s.ServerPID())
+	}
+	if info.LoadTime <= 0 || !info.ReadyAt.After(info.StartedAt) {
+		t.Errorf("ready info %+v: want a positive load time", info)
+	}
+	var names []string
+	for _, p := range info.Phases {
+		names = append(names, p.Name)
+	}
+	if got, want := strings.Join(names, ","), "loading weights,weights loaded,port bound,warm-up done"; got != want {
+		t.Errorf("phases: got %q, want %q", got, want)
+	}
+	if !strings.Contains(f.logs.String(), "sglaunch: healthy after ") {
+		t.Errorf("no healthy line in %q", f.logs)
+	}
+	status, err := s.Stop(context.Background())
+	if err != nil || status != 0 {
+		t.Errorf("Stop: got %v, %v; want exit status 0 (the fake exits 0 on SIGTERM)", status, err)
+	}
+	if !strings.Contains(f.stdout.String(), "got SIGTERM") {
+		t.Errorf("the server did not see SIGTERM; stdout:\n%s", f.stdout)
+	}
+	if ExitCode(s.Err()) != 0 {
+		t.Errorf("exit code after Stop: got %d, want the server's 0", ExitCode(s.Err()))
+	}
+	noSurvivors(t, s.ServerPID())
+
+	// The load was remembered for the next ETA.
+	if _, err := os.Stat(filepath.Join(f.dir, "loads", f.plan.Fingerprint+".json")); err != nil {
+		t.Errorf("load history: %v", err)
+	}
+}
+
+func TestCrashDuringLoad(t *testing.T) {
+	f := newFake(t, map[string]string{
+		"FAKE_LINES":      "[x TP0] Load weight begin.|line two",
+		"FAKE_NEVER_BIND": "1",
+		"FAKE_EXIT_AFTER": "0.5",
+		"FAKE_EXIT_CODE":  "7",
+	}, map[string]string{"health.poll_interval": "1h"})
+	start := time.Now()
+	_, err := launch(t, f, f.options(t))
+	took := time.Since(start)
+	if !errors.Is(err, ErrExited) {
+		t.Fatalf("got %v, want ErrExited", err)
+	}
+	if took > promptly {
+		t.Errorf("crash noticed after %v; the gate must race the server's exit", took)
+	}
+	if got := ExitCode(err); got != 7 {
+		t.Errorf("exit code: got %d, want the server's 7", got)
+	}
+	msg := err.Error()
+	for _, want := range []string{"exited with status 7 during the load", "last 3 lines of server output", "line two", "fatal: simulated crash"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	noSurvivors(t)
+}
+
+func TestStartBudgets(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		set  map[string]string
+		want error
+	}{
+		{"start timeout", map[string]string{"FAKE_NEVER_BIND": "1", "FAKE_CHATTER": "0.05"}, map[string]string{"health.start_timeout": "1s"}, ErrStartTimeout},
+		{"stall", map[string]string{"FAKE_NEVER_BIND": "1", "FAKE_LINES": "one line"}, map[string]string{"health.stall_timeout": "1s"}, ErrStalled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, tt.env, tt.set)
+			_, err := launch(t, f, f.options(t))
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+			if got := ExitCode(err); got != 1 {
+				t.Errorf("exit code: got %d, want 1 (sglaunch gave up on the server)", got)
+			}
+			if !strings.Contains(err.Error(), "the server exited with status 0") {
+				t.Errorf("message %q: want how the stopped server ended", err)
+			}
+			noSurvivors(t)
+		})
+	}
+}
+
+func TestStopKillsIgnoringServerAndSetsidChild(t *testing.T) {
+	f := newFake(t, nil, map[string]string{"stop_timeout": "1s"})
+	pidFile := filepath.Join(f.dir, "escaped.pid")
+	f.plan.Environ = append(f.plan.Environ, "FAKE_IGNORE=TERM", "FAKE_SETSID_CHILD="+pidFile)
+	s, err := launch(t, f, f.options(t))
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	escaped := readPid(t, pidFile)
+	if st, err := proc.ReadStat(escaped); err != nil || st.SID == s.ServerPID() || st.PGID == s.ServerPID() {
+		t.Fatalf("escaped child %d: stat %+v, %v; want it in its own session", escaped, st, err)
+	}
+	status, err := s.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 128+9 {
+		t.Errorf("status: got %v, want %v (killed after stop_timeout)", status, ExitStatus(137))
+	}
+	if !strings.Contains(f.logs.String(), "killing it") {
+		t.Errorf("no stop_timeout warning in %q", f.logs)
+	}
+	noSurvivors(t, s.ServerPID(), escaped)
+}
+
+func TestCrashLeavesNoSetsidChild(t *testing.T) {
+	f := newFake(t, nil, nil)
+	pidFile := filepath.Join(f.dir, "escaped.pid")
+	f.plan.Environ = append(f.plan.Environ, "FAKE_SETSID_CHILD="+pidFile, "FAKE_NEVER_BIND=1", "FAKE_EXIT_AFTER=1")
+	_, err := launch(t, f, f.options(t))
+	if !errors.Is(err, ErrExited) {
+		t.Fatalf("got %v, want ErrExited", err)
+	}
+	noSurvivors(t, readPid(t, pidFile))
+}
+
+func TestSignals(t *testing.T) {
+	tests := []struct {
+		name    string
+		ignore  string
+		send    []syscall.Signal
+		status  ExitStatus
+		timeout string
+	}{
+		// The fake exits 0 on SIGTERM.
+		{"SIGTERM is forwarded", "", []syscall.Signal{syscall.SIGTERM}, 0, "1h"},
+		// An unhandled KeyboardInterrupt ends Python by SIGINT: 130.
+		{"SIGINT is forwarded", "", []syscall.Signal{syscall.SIGINT}, 128 + 2, "1h"},
+		{"SIGHUP is forwarded", "", []syscall.Signal{syscall.SIGHUP}, 128 + 1, "1h"},
+		// A server that ignores SIGINT dies on the second Ctrl-C, long
+		// before stop_timeout.
+		{"second SIGINT kills at once", "INT", []syscall.Signal{syscall.SIGINT, syscall.SIGURG, syscall.SIGINT}, 128 + 9, "1h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, map[string]string{"FAKE_IGNORE": tt.ignore}, map[string]string{"stop_timeout": tt.timeout})
+			sigs := make(chan os.Signal, 4)
+			opts := f.options(t)
+			opts.Signals = sigs
+			s, err := launch(t, f, opts)
+			if err != nil {
+				t.Fatalf("Launch: %v", err)
+			}
+			for i, sig := range tt.send {
+				sigs <- sig
+				if i == 0 {
+					time.Sleep(200 * time.Millisecond) // let the first one land
+				}
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.Supervise(context.Background()) }()
+			var got error
+			select {
+			case got = <-done:
+			case <-time.After(promptly):
+				s.kill()
+				t.Fatalf("still running %v after the signals", promptly)
+			}
+			if !errors.Is(got, ErrInterrupted) {
+				t.Errorf("Supervise: got %v, want ErrInterrupted", got)
+			}
+			if code := ExitCode(got); code != int(tt.status) {
+				t.Errorf("exit code: got %d, want the server's %d\nstdout:%s\nstderr:%s", code, tt.status, f.stdout, f.stderr)
+			}
+			noSurvivors(t, s.ServerPID())
+		})
+	}
+}
+
+func TestSuperviseServerExitsByItself(t *testing.T) {
+	f := newFake(t, map[string]string{"FAKE_EXIT_AFTER": "1.5", "FAKE_EXIT_CODE": "5"}, nil)
+	s, err := launch(t, f, f.options(t))
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	err = s.Supervise(context.Background())
+	if !errors.Is(err, ErrExited) || ExitCode(err) != 5 {
+		t.Fatalf("got %v (exit code %d), want ErrExited with 5", err, ExitCode(err))
+	}
+	if !strings.Contains(err.Error(), "fatal: simulated crash") {
+		t.Errorf("message %q lacks the output tail", err)
+	}
+	noSurvivors(t)
+}
+
+func TestUnhealthy(t *testing.T) {
+	tests := []struct {
+		policy  string
+		wantErr error
+		code    int
+	}{
+		{"exit", ErrUnhealthy, 1},
+		{"log", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy, func(t *testing.T) {
+			f := newFake(t, map[string]string{"FAKE_UNHEALTHY_AFTER": "0.5"}, map[string]string{
+				"health.interval": "50ms", "health.failure_threshold": "3", "health.on_unhealthy": tt.policy,
+			})
+			s, err := launch(t, f, f.options(t))
+			if err != nil {
+				t.Fatalf("Launch: %v", err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- s.Supervise(ctx) }()
+			if tt.policy == "log" {
+				deadline := time.Now().Add(launchTimeout)
+				for !strings.Contains(f.logs.String(), "leaving it running") && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if !proc.Alive(s.ServerPID()) {
+					t.Error("on_unhealthy log stopped the server")
+				}
+				cancel() // a cancelled context stops the server
+			}
+			var got error
+			select {
+			case got = <-done:
+			case <-time.After(launchTimeout):
+				t.Fatal("Supervise did not return")
+			}
+			if tt.wantErr != nil && !errors.Is(got, tt.wantErr) {
+				t.Errorf("got %v, want %v", got, tt.wantErr)
+			}
+			if code := ExitCode(got); code != tt.code {
+				t.Errorf("exit code: got %d, want %d (%v)", code, tt.code, got)
+			}
+			if !strings.Contains(f.logs.String(), "liveness probe failed (3/3)") {
+				t.Errorf("logs lack the third failure:\n%s", f.logs)
+			}
+			noSurvivors(t, s.ServerPID())
+		})
+	}
+}
+
+// TestServerSurvivesThreadChurn pins golang/go#27505: the parent-death
+// signal fires when the forking OS thread exits. Goroutines that lock a
+// thread and return make the runtime kill their threads; the server must
+// live on because its forking thread stays locked until Wait returns.
+func TestServerSurvivesThreadChurn(t *testing.T) {
+	f := newFake(t, nil, nil)
+	s, err := launch(t, f, f.options(t))
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // exits locked: the thread is destroyed
+		}()
+	}
+	wg.Wait()
+	time.Sleep(300 * time.Millisecond)
+	if !proc.Alive(s.ServerPID()) {
+		t.Fatalf("the server died when threads exited: %v", s.Err())
+	}
+	if _, err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	noSurvivors(t)
+}
+
+func TestTerminalMode(t *testing.T) {
+	f := newFake(t, map[string]string{"FAKE_LINES": "plain line"}, nil)
+	f.plan.Argv = append([]string{f.plan.Argv[0], "-u", "-c",
+		"import os, sys, runpy; print('tty=%s,%s' % (os.isatty(1), os.isatty(2)), flush=True); sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"},
+		f.plan.Argv[2:]...)
+	opts := f.options(t)
+	opts.Terminal = true
+	opts.LogFile = filepath.Join(f.dir, "server.log")
+	s, err := launch(t, f, opts)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if st, err := proc.ReadStat(s.ServerPID()); err != nil || st.SID != s.ServerPID() {
+		t.Errorf("server stat %+v, %v: want its own session", st, err)
+	}
+	if _, err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := f.stdout.String()
+	if !strings.Contains(out, "tty=True,True") || !strings.Contains(out, "plain line\r\n") {
+		t.Errorf("terminal output %q: want both streams on a tty", out)
+	}
+	if f.stderr.String() != "" {
+		t.Errorf("stderr %q: under a terminal everything goes to stdout", f.stderr)
+	}
+	logged, err := os.ReadFile(opts.LogFile)
+	if err != nil || !strings.Contains(string(logged), "plain line") {
+		t.Errorf("log file: %q, %v", logged, err)
+	}
+	noSurvivors(t)
+}
+
+func TestPipeModeStreamsAndLogFile(t *testing.T) {
+	f := newFake(t, map[string]string{"FAKE_LINES": "to stdout"}, nil)
+	opts := f.options(t)
+	opts.LogFile = filepath.Join(f.dir, "server.log")
+	if err := os.WriteFile(opts.LogFile, []byte("earlier run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := launch(t, f, opts)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if st, err := proc.ReadStat(s.ServerPID()); err != nil || st.PGID != s.ServerPID() {
+		t.Errorf("server stat %+v, %v: want its own process group", st, err)
+	}
+	if _, err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.stdout.String(), "to stdout\n") {
+		t.Errorf("stdout %q", f.stdout)
+	}
+	logged, _ := os.ReadFile(opts.LogFile)
+	if !strings.HasPrefix(string(logged), "earlier run\n") || !strings.Contains(string(logged), "to stdout\n") {
+		t.Errorf("log file %q: want the output appended", logged)
+	}
+	noSurvivors(t)
+}
+
+func TestLaunchCancelledContext(t *testing.T) {
+	f := newFake(t, map[string]string{"FAKE_NEVER_BIND": "1"}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	_, err := Launch(ctx, f.plan, f.options(t))
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("got %v, want ErrInterrupted", err)
+	}
+	noSurvivors(t)
+}
+
+func TestStartFailure(t *testing.T) {
+	f := newFake(t, nil, nil)
+	f.plan.Argv[0] = filepath.Join(t.TempDir(), "no-such-python")
+	_, err := launch(t, f, f.options(t))
+	if !errors.Is(err, ErrStart) || ExitCode(err) != 1 {
+		t.Fatalf("got %v (exit code %d), want ErrStart and 1", err, ExitCode(err))
+	}
+}

@@ -1,0 +1,46 @@
+package launcher
+
+import (
+	"os"
+	"syscall"
+)
+
+// signalLoop acts on the signals sglaunch receives until the session
+// ends: SIGTERM, SIGINT, SIGHUP and SIGQUIT stop the server (the signal
+// itself goes to its process group); a second SIGINT kills at once;
+// SIGWINCH resizes the terminal; SIGURG (the Go runtime's preemption
+// signal) and SIGCHLD are sglaunch's own; anything else is forwarded.
+func (s *Session) signalLoop(sigs <-chan os.Signal) {
+	interrupts := 0
+	for {
+		var sig os.Signal
+		select {
+		case <-s.finished:
+			return
+		case sig = <-sigs:
+		}
+		ss, ok := sig.(syscall.Signal)
+		if !ok {
+			continue
+		}
+		switch ss {
+		case syscall.SIGURG, syscall.SIGCHLD:
+		case syscall.SIGWINCH:
+			if s.opts.Terminal {
+				s.proc.resize(s.opts.TTY)
+			}
+		case syscall.SIGINT:
+			interrupts++
+			if interrupts > 1 {
+				s.log.Warn("second interrupt: killing the server now")
+				s.kill()
+				continue
+			}
+			s.requestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
+		case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
+			s.requestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
+		default:
+			_ = s.proc.signalGroup(ss)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sglaunch/sglaunch/health"
+)
+
+// Supervise watches the ready server until it ends or is stopped: it
+// probes /health every health.interval, acts on health.on_unhealthy after
+// health.failure_threshold failures in a row, pings the systemd watchdog
+// at half of WATCHDOG_USEC while the probes pass, and handles the signals
+// given to Launch. Cancelling ctx stops the server. It returns once no
+// process of the tree is left, with Err's result: nil when the server
+// exited with status 0 by itself, else an *Error carrying its exit status
+// (see ExitCode).
+func (s *Session) Supervise(ctx context.Context) error {
+	release := context.AfterFunc(ctx, func() {
+		s.requestStop(newReason(ErrInterrupted, "stopped: "+context.Cause(ctx).Error()), syscall.SIGTERM)
+	})
+	defer release()
+	lctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stopping:
+		case <-s.finished:
+		}
+		cancel()
+	}()
+	var healthy atomic.Bool
+	healthy.Store(true)
+	go s.watchdog(lctx, &healthy)
+	if interval := s.plan.Duration("health.interval"); interval > 0 {
+		l := &health.Liveness{
+			URL:       s.plan.BaseURL() + "/health",
+			Interval:  interval,
+			Timeout:   s.plan.Duration("health.request_timeout"),
+			Threshold: s.plan.Int("health.failure_threshold"),
+		}
+		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
+	}
+	<-s.finished
+	return s.result()
+}
+
+// onCheck acts on one liveness probe.
+func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
+	if c.OK() {
+		if !healthy.Swap(true) {
+			s.log.Info("server healthy again")
+			s.notify.Status(s.readyStatus())
+		}
+		return
+	}
+	healthy.Store(false)
+	s.log.Warn(fmt.Sprintf("liveness probe failed (%d/%d): %s", c.Failures, threshold, c.Reason()))
+	if c.Failures != threshold {
+		return
+	}
+	what := fmt.Sprintf("server unhealthy: %d liveness probes failed in a row (last: %s)", c.Failures, c.Reason())
+	if s.plan.Setting("health.on_unhealthy") == "log" {
+		s.log.Error(what + "; leaving it running (health.on_unhealthy: log)")
+		s.notify.Status("unhealthy: " + c.Reason())
+		return
+	}
+	s.log.Error(what)
+	s.requestStop(newReason(ErrUnhealthy, what), syscall.SIGTERM)
+}
+
+// watchdog pings systemd's watchdog at half its interval, only while the
+// liveness probes pass and the server runs: a hung server stops the pings
+// and systemd's watchdog takes over.
+func (s *Session) watchdog(ctx context.Context, healthy *atomic.Bool) {
+	interval := health.WatchdogInterval()
+	if interval <= 0 || !s.notify.Enabled() {
+		return
+	}
+	ping := func() {
+		if healthy.Load() && !s.proc.done() {
+			s.notify.Watchdog()
+		}
+	}
+	ping()
+	t := time.NewTicker(interval / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ping()
+		}
+	}
+}
