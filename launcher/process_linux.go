@@ -19,9 +19,9 @@ const waitDelay = 2 * time.Second
 // process is the server's main process. One goroutine, locked to its OS
 // thread, starts it and waits for it.
 type process struct {
-	cmd    *exec.Cmd
-	pid    int
-	pty    *os.File      // master side in terminal mode
+	cmd      *exec.Cmd
+	pid      int
+	pty      *os.File      // master side in terminal mode
 	exited   chan struct{} // closed once Wait has returned
 	state    *os.ProcessState
 	exitedAt time.Time

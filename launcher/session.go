@@ -430,4 +430,3 @@ func (s *Session) result() error {
 	}
 	return e
 }
-
