@@ -77,6 +77,7 @@ func newApp(e *env) *cli.App {
 func commands(e *env) []*cli.Command {
 	cmds := []*cli.Command{
 		serveCommand(e),
+		unitCommand(e),
 		configCommand(e),
 		profilesCommand(e),
 		verifyCommand(e),

@@ -1,57 +1,103 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
 )
 
 func serveCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "serve",
-		Usage:     "run the server from a profile, exactly as planned",
+		Name:  "serve",
+		Usage: "run the server from a profile and supervise it until it ends (for a terminal or systemd's ExecStart=)",
+		Description: "Prints the effective config, starts the server exactly as planned, waits until /health answers 200\n" +
+			"(sending READY=1 to systemd), then probes it every health.interval. SIGTERM, SIGINT, SIGHUP and SIGQUIT\n" +
+			"stop it: the signal goes to the server's process group, and after stop_timeout everything left is\n" +
+			"killed; a second Ctrl-C kills at once. Exits with the server's exit status (128+N when killed by\n" +
+			"signal N), 1 when sglaunch gave up on the server (start timeout, stall, unhealthy), 2 for bad input.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
-		Flags:     []cli.Flag{profileFlag, setFlag, unsetFlag, &cli.BoolFlag{Name: "dry-run", Usage: "print the config and exit"}},
+		Flags: []cli.Flag{
+			profileFlag, setFlag, unsetFlag,
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the config and exit"},
+			&cli.StringFlag{Name: "log-file", Usage: "also append the server's output to `PATH` (default $SGLAUNCH_LOG_FILE)"},
+			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
+		},
 		Action: func(c *cli.Context) error {
-			plan, _, err := e.loadPlan(c, launcher.ModeServe)
+			plan, s, err := e.loadPlan(c, launcher.ModeServe)
 			if err != nil {
 				return err
+			}
+			format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
+			if c.IsSet("log-format") {
+				format, flag = c.String("log-format"), "--log-format"
+			}
+			log, err := launcher.NewLogger(e.stderr, format)
+			if err != nil {
+				return inputerr.Errorf("%s: %w", flag, err)
+			}
+			logFile := s.LogFile
+			if c.IsSet("log-file") {
+				logFile = c.String("log-file")
 			}
 			fmt.Fprint(e.stderr, plan.Text())
 			if c.Bool("dry-run") {
 				return nil
 			}
-			cmd := exec.Command(plan.Argv[0], plan.Argv[1:]...)
-			cmd.Env = plan.Environ
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, e.stdout, e.stderr
-			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-			defer signal.Stop(sigs)
-			if err := cmd.Start(); err != nil {
-				return fmt.Errorf("start server: %w", err)
-			}
-			go func() {
-				for s := range sigs {
-					_ = cmd.Process.Signal(s)
-				}
-			}()
-			err = cmd.Wait()
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				st := ee.Sys().(syscall.WaitStatus)
-				if st.Signaled() {
-					return &statusError{code: 128 + int(st.Signal()), msg: fmt.Sprintf("server killed by %v", st.Signal())}
-				}
-				return &statusError{code: st.ExitStatus(), msg: fmt.Sprintf("server exited with status %d", st.ExitStatus())}
-			}
-			return err
+			return serve(c.Context, e, plan, launcher.RunOptions{
+				Stdout:   e.stdout,
+				Stderr:   e.stderr,
+				Logger:   log,
+				LogFile:  logFile,
+				StateDir: statedir.State(s.StateDir, e.getenv),
+			})
 		},
 	}
+}
+
+// serve launches and supervises the server and maps how it ended to
+// sglaunch's exit status.
+func serve(ctx context.Context, e *env, plan *launcher.Plan, opts launcher.RunOptions) error {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGWINCH)
+	defer signal.Stop(sigs)
+	opts.Signals = sigs
+	if f, ok := e.stdout.(*os.File); ok && launcher.IsTerminal(f) {
+		opts.Terminal, opts.TTY = true, f
+	}
+	// Only a signal stops the server: a closed stdout (SIGPIPE cancels
+	// the CLI's context) must not take a GPU server down with it.
+	ctx = context.WithoutCancel(ctx)
+	sess, err := launcher.Launch(ctx, plan, opts)
+	if err == nil {
+		err = sess.Supervise(ctx)
+		if err == nil {
+			opts.Logger.Info("server exited with status 0")
+			return nil
+		}
+	}
+	return sessionEnd(opts.Logger, err)
+}
+
+// sessionEnd logs how a session ended (as JSON under --log-format json)
+// and ends sglaunch with the matching status.
+func sessionEnd(log *slog.Logger, err error) error {
+	if inputerr.Is(err) {
+		return err
+	}
+	code := launcher.ExitCode(err)
+	if code == 0 {
+		log.Info(err.Error())
+	} else {
+		log.Error(err.Error())
+	}
+	return &statusError{code: code}
 }
