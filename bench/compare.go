@@ -1,0 +1,267 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/loadgen"
+)
+
+// Comparison sets two records side by side: B measured against A.
+type Comparison struct {
+	A, B *Record `json:"-"`
+	// SamePlan is true when both plans are known and their fingerprints
+	// (the perf-relevant settings) are equal.
+	SamePlan bool `json:"same_plan"`
+	// PlanNote says why the plans could not be compared.
+	PlanNote    string        `json:"plan_note,omitempty"`
+	Differences []Difference  `json:"differences"`
+	Metrics     []MetricDelta `json:"metrics"`
+}
+
+// Difference is one setting or fact that differs between the runs.
+type Difference struct {
+	// Kind is flag, env or setting (the plan), or context (versions and
+	// host: not part of the plan, but they move numbers too).
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+	InA  bool   `json:"in_a"`
+	InB  bool   `json:"in_b"`
+	// PerfNeutral marks flags that do not change speed (--host, --port, ...).
+	PerfNeutral bool `json:"perf_neutral,omitempty"`
+}
+
+// MetricDelta is one metric of one level in both runs.
+type MetricDelta struct {
+	Workload string  `json:"workload"`
+	Level    string  `json:"level"`
+	Metric   string  `json:"metric"`
+	A        float64 `json:"a"`
+	B        float64 `json:"b"`
+	// DeltaPct is (B - A) / |A| in percent; HasDelta is false when A is 0.
+	DeltaPct float64 `json:"delta_pct"`
+	HasDelta bool    `json:"has_delta"`
+}
+
+// Compare compares record b against record a.
+func Compare(a, b *Record) Comparison {
+	c := Comparison{A: a, B: b, Differences: []Difference{}, Metrics: []MetricDelta{}}
+	switch {
+	case a.Plan == nil && b.Plan == nil:
+		c.PlanNote = "neither plan is known (both runs benchmarked an already running server)"
+	case a.Plan == nil:
+		c.PlanNote = "the plan of A is unknown (it benchmarked an already running server)"
+	case b.Plan == nil:
+		c.PlanNote = "the plan of B is unknown (it benchmarked an already running server)"
+	default:
+		c.SamePlan = a.Fingerprint != "" && a.Fingerprint == b.Fingerprint
+		c.Differences = planDifferences(*a.Plan, *b.Plan)
+	}
+	c.Differences = append(c.Differences, contextDifferences(a, b)...)
+	c.Metrics = metricDeltas(a, b)
+	return c
+}
+
+func planDifferences(a, b launcher.View) []Difference {
+	var out []Difference
+	for _, s := range []struct{ name, a, b string }{{"python", a.Python, b.Python}, {"module", a.Module, b.Module}} {
+		if s.a != s.b {
+			out = append(out, Difference{Kind: "setting", Name: s.name, A: s.a, B: s.b, InA: true, InB: true})
+		}
+	}
+	fa, fb := CanonicalFlags(a), CanonicalFlags(b)
+	for _, name := range unionKeys(fa, fb) {
+		va, ina := fa[name]
+		vb, inb := fb[name]
+		if ina == inb && slices.Equal(va, vb) {
+			continue
+		}
+		out = append(out, Difference{Kind: "flag", Name: name, A: strings.Join(va, " "), B: strings.Join(vb, " "),
+			InA: ina, InB: inb, PerfNeutral: launcher.IsPerfNeutral(name)})
+	}
+	for _, name := range unionKeys(a.Env, b.Env) {
+		va, ina := a.Env[name]
+		vb, inb := b.Env[name]
+		if ina == inb && va == vb {
+			continue
+		}
+		out = append(out, Difference{Kind: "env", Name: name, A: va, B: vb, InA: ina, InB: inb})
+	}
+	return out
+}
+
+// CanonicalFlags maps a stored plan's server flags to canonical names
+// and values, perf-neutral flags included.
+func CanonicalFlags(v launcher.View) map[string][]string {
+	if len(v.Argv) < 3 {
+		return map[string][]string{}
+	}
+	return launcher.CanonicalArgs(v.Argv[3:], true)
+}
+
+func unionKeys[V any](a, b map[string]V) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contextDifferences(a, b *Record) []Difference {
+	var out []Difference
+	for _, f := range []struct{ name, a, b string }{
+		{"sglang version", a.SGLang, b.SGLang},
+		{"sglaunch version", a.Sglaunch, b.Sglaunch},
+		{"host", a.Host.Hostname, b.Host.Hostname},
+		{"gpus", a.Host.GPUSummary(), b.Host.GPUSummary()},
+		{"url", a.URL, b.URL},
+	} {
+		if f.a != f.b {
+			out = append(out, Difference{Kind: "context", Name: f.name, A: f.a, B: f.b, InA: f.a != "", InB: f.b != ""})
+		}
+	}
+	return out
+}
+
+// metricDeltas pairs workloads by name and levels by their label.
+func metricDeltas(a, b *Record) []MetricDelta {
+	out := []MetricDelta{}
+	for _, wa := range a.Results {
+		i := slices.IndexFunc(b.Results, func(w WorkloadResult) bool { return w.Workload.Name == wa.Workload.Name })
+		if i < 0 {
+			continue
+		}
+		wb := b.Results[i]
+		if wa.External != nil && wb.External != nil {
+			var names []string
+			for k := range wa.External.Metrics {
+				if _, ok := wb.External.Metrics[k]; ok {
+					names = append(names, k)
+				}
+			}
+			for _, k := range metricOrder(names) {
+				out = append(out, delta(wa.Workload.Name, "-", k, wa.External.Metrics[k], wb.External.Metrics[k]))
+			}
+			continue
+		}
+		for _, la := range wa.Levels {
+			j := slices.IndexFunc(wb.Levels, func(l LevelRecord) bool { return l.Level == la.Level })
+			if j < 0 {
+				continue
+			}
+			lb := wb.Levels[j]
+			for _, k := range levelMetricNames {
+				va, oka := levelMetric(la, k)
+				vb, okb := levelMetric(lb, k)
+				if oka && okb {
+					out = append(out, delta(wa.Workload.Name, la.Level.String(), k, va, vb))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// levelMetricNames are the metrics of a generator level, in order.
+var levelMetricNames = append(loadgen.MetricNames(), "accept_length")
+
+func delta(workload, level, metric string, a, b float64) MetricDelta {
+	d := MetricDelta{Workload: workload, Level: level, Metric: metric, A: a, B: b}
+	switch {
+	case a == b:
+		d.HasDelta = true
+	case a != 0:
+		d.DeltaPct, d.HasDelta = (b-a)/math.Abs(a)*100, true
+	}
+	return d
+}
+
+// KeyMetrics are the metrics a text comparison shows unless asked for all.
+var KeyMetrics = []string{"completed", "failed", "request_throughput", "output_throughput", "median_ttft_ms", "p99_ttft_ms", "median_itl_ms", "p99_itl_ms", "median_tpot_ms", "median_e2e_latency_ms", "decode_tok_s", "accept_length"}
+
+// WriteComparison prints a comparison for people; all shows every metric.
+func WriteComparison(w io.Writer, c Comparison, all bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, x := range []struct {
+		tag string
+		r   *Record
+	}{{"A", c.A}, {"B", c.B}} {
+		prof := x.r.Profile
+		if prof == "" {
+			prof = "(" + x.r.URL + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tfingerprint %s\t%s\n", x.tag, x.r.ID, x.r.Started.In(displayZone).Format("2006-01-02 15:04"), prof, orDash(short(x.r.Fingerprint)), x.r.Status)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	switch {
+	case c.PlanNote != "":
+		fmt.Fprintf(w, "plan: %s\n", c.PlanNote)
+	case c.SamePlan:
+		fmt.Fprintln(w, "plan: same perf-relevant settings (fingerprints match)")
+	default:
+		fmt.Fprintln(w, "plan: perf-relevant settings differ")
+	}
+	if len(c.Differences) > 0 {
+		t := &table{indent: "  ", left: 3}
+		t.add("", "A", "B")
+		for _, d := range c.Differences {
+			name := d.Name
+			switch d.Kind {
+			case "env":
+				name = "env " + name
+			case "context":
+				name = "(" + name + ")"
+			}
+			if d.PerfNeutral {
+				name += " (perf-neutral)"
+			}
+			t.add(name, side(d.A, d.InA, d.Kind), side(d.B, d.InB, d.Kind))
+		}
+		if err := t.write(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if len(c.Metrics) == 0 {
+		fmt.Fprintln(w, "no workload and level ran in both records")
+		return nil
+	}
+	t := &table{left: 3}
+	t.add("workload", "level", "metric", "A", "B", "delta")
+	for _, m := range c.Metrics {
+		if !all && !slices.Contains(KeyMetrics, m.Metric) {
+			continue
+		}
+		d := "n/a"
+		if m.HasDelta {
+			d = fmt.Sprintf("%+.1f%%", m.DeltaPct)
+		}
+		t.add(m.Workload, m.Level, m.Metric, formatValue(m.A), formatValue(m.B), d)
+	}
+	return t.write(w)
+}
+
+func side(v string, present bool, kind string) string {
+	if !present {
+		return "(unset)"
+	}
+	if v == "" && kind == "flag" {
+		return "(on)"
+	}
+	return v
+}

@@ -1,0 +1,12 @@
+package bench
+
+import "errors"
+
+var (
+	// ErrNotFound is returned when no record or workload answers to a name.
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguous is returned when an ID prefix matches several records.
+	ErrAmbiguous = errors.New("ambiguous")
+	// ErrFailed marks a run that did not complete every workload.
+	ErrFailed = errors.New("benchmark failed")
+)

@@ -1,0 +1,320 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/redact"
+)
+
+// TemplateData is what a command template sees: {{.URL}}, {{.Python}}, ...
+type TemplateData struct {
+	URL  string // the server's base URL, http://HOST:PORT
+	Host string
+	Port int
+	// Model is the served model's name as /v1/models lists it.
+	Model string
+	// Python is the plan's interpreter (python3 without a plan).
+	Python      string
+	Profile     string
+	Fingerprint string
+	Workload    string
+	// ResultFile is a path the command may write results to (JSON or
+	// JSON lines); its content goes into the record.
+	ResultFile string
+	// Dir is a scratch directory for the command, removed afterwards.
+	Dir string
+}
+
+func sampleData() TemplateData {
+	return TemplateData{URL: "http://127.0.0.1:30000", Host: "127.0.0.1", Port: 30000, Model: "model", Python: "python3",
+		Profile: "profile", Fingerprint: "0123456789ab", Workload: "workload", ResultFile: "/tmp/result.json", Dir: "/tmp"}
+}
+
+// templateFields lists the fields a template may use, as {{.Name}}.
+func templateFields() []string {
+	t := reflect.TypeFor[TemplateData]()
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i] = "{{." + t.Field(i).Name + "}}"
+	}
+	return out
+}
+
+// expand runs one command template.
+func expand(text string, data TemplateData) (string, error) {
+	t, err := template.New("command").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
+	}
+	return b.String(), nil
+}
+
+// CommandLine is an external workload's command as written.
+func CommandLine(w Workload) string {
+	if w.Shell {
+		return w.Command[0]
+	}
+	return quoteArgs(w.Command)
+}
+
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?;&|<>(){}") {
+			a = strconv.Quote(a)
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
+}
+
+// ExternalResult is what an external workload left behind.
+type ExternalResult struct {
+	// Command is the command as run, secrets redacted.
+	Command  []string `json:"command"`
+	ExitCode int      `json:"exit_code"`
+	// Output is the tail of the command's stdout and stderr together.
+	Output        string `json:"output"`
+	OutputDropped int64  `json:"output_dropped_bytes,omitempty"`
+	// Result is the result file: JSON as written, JSON lines as a list,
+	// other text as a string; absent when the command wrote none.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Metrics are the numeric fields of the result's last JSON object
+	// (bench_serving's median_ttft_ms, output_throughput, ...).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// Limits on what an external workload leaves in a record.
+const (
+	outputKeep      = 64 << 10
+	resultKeep      = 4 << 20
+	stopGrace       = 5 * time.Second
+	externalWaitCap = 5 * time.Second // for pipes a stray grandchild holds
+)
+
+// runExternal runs a command workload to its end. The command runs in its
+// own process group, which is killed when it ends, times out or ctx is
+// cancelled, so nothing it started outlives it.
+func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, live io.Writer) (*ExternalResult, error) {
+	dir, err := os.MkdirTemp("", "sglaunch-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", w.Name, err)
+	}
+	defer os.RemoveAll(dir)
+	data.Dir, data.ResultFile, data.Workload = dir, filepath.Join(dir, "result.json"), w.Name
+	var argv []string
+	for _, t := range w.Command {
+		s, err := expand(t, data)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", w.Name, err)
+		}
+		argv = append(argv, s)
+	}
+	if w.Shell {
+		argv = []string{"/bin/sh", "-c", argv[0]}
+	}
+	res := &ExternalResult{Command: redactCommand(argv), ExitCode: -1}
+	if w.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(w.Timeout))
+		defer cancel()
+	}
+	tail := &tailBuffer{keep: outputKeep}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append([]string(nil), environ...),
+		"SGLAUNCH_BENCH_URL="+data.URL, "SGLAUNCH_BENCH_RESULT_FILE="+data.ResultFile)
+	var out io.Writer = tail
+	if live != nil {
+		out = io.MultiWriter(live, tail)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = externalWaitCap
+
+	waitErr, err := startAndWait(ctx, cmd)
+	res.Output, res.OutputDropped = tail.String(), tail.dropped
+	if err != nil {
+		return res, fmt.Errorf("run %s: %w", w.Name, err)
+	}
+	res.ExitCode = exitCode(cmd.ProcessState)
+	res.Result, res.Metrics = readResult(data.ResultFile)
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && w.Timeout > 0:
+		return res, fmt.Errorf("%s: command timed out after %v", w.Name, time.Duration(w.Timeout))
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("%s: %w", w.Name, context.Cause(ctx))
+	case waitErr != nil && res.ExitCode == -1:
+		return res, fmt.Errorf("%s: %w", w.Name, waitErr)
+	case res.ExitCode != 0:
+		return res, fmt.Errorf("%s: command exited with status %d%s", w.Name, res.ExitCode, lastLine(res.Output))
+	}
+	return res, nil
+}
+
+// startAndWait starts cmd from a goroutine locked to its OS thread (so
+// the parent-death signal fires only when sglaunch itself dies) and waits
+// for it; on ctx's end the group gets SIGTERM, then SIGKILL after a grace.
+func startAndWait(ctx context.Context, cmd *exec.Cmd) (waitErr, startErr error) {
+	started := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	pgid := cmd.Process.Pid
+	// Whatever the command left in its group goes with it.
+	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case err := <-done:
+		return err, nil
+	case <-ctx.Done():
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err, nil
+	case <-t.C:
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return <-done, nil
+}
+
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return ": " + l
+	}
+	return ""
+}
+
+// redactCommand masks secret flag values, in an argv and inside a shell
+// command line alike.
+func redactCommand(argv []string) []string {
+	out := redact.Argv(argv)
+	for i, a := range out {
+		if strings.ContainsAny(a, " \t") {
+			out[i] = strings.Join(redact.Argv(strings.Fields(a)), " ")
+		}
+	}
+	return out
+}
+
+// readResult reads the result file, if the command wrote one.
+func readResult(path string) (json.RawMessage, map[string]float64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, resultKeep+1))
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, nil
+	}
+	if len(data) <= resultKeep && json.Valid(data) {
+		return json.RawMessage(data), numbers(data)
+	}
+	var items []json.RawMessage
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			items = nil
+			break
+		}
+		items = append(items, line)
+	}
+	if len(items) > 0 && len(data) <= resultKeep {
+		raw, _ := json.Marshal(items)
+		return raw, numbers(items[len(items)-1])
+	}
+	text := string(data)
+	if len(text) > resultKeep {
+		text = text[len(text)-resultKeep:]
+	}
+	raw, _ := json.Marshal(text)
+	return raw, nil
+}
+
+// numbers returns the numeric top-level fields of a JSON object, or of
+// the last object of a JSON list.
+func numbers(data []byte) map[string]float64 {
+	var list []json.RawMessage
+	if json.Unmarshal(data, &list) == nil && len(list) > 0 {
+		data = list[len(list)-1]
+	}
+	var obj map[string]any
+	if json.Unmarshal(data, &obj) != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range obj {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// tailBuffer keeps the last keep bytes written to it.
+type tailBuffer struct {
+	keep    int
+	buf     []byte
+	dropped int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.keep; over > 0 {
+		t.dropped += int64(over)
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.buf) }

@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Generous bounds for commands on a loaded machine.
+const commandBound = 30 * time.Second
+
+func TestRunExternalCapturesOutputAndResult(t *testing.T) {
+	tests := []struct {
+		name        string
+		script      string
+		wantResult  string
+		wantMetrics map[string]float64
+	}{
+		{"JSON", `echo '{"median_ttft_ms": 201.5, "backend": "sglang"}' > "$SGLAUNCH_BENCH_RESULT_FILE"`,
+			`{"median_ttft_ms": 201.5, "backend": "sglang"}`, map[string]float64{"median_ttft_ms": 201.5}},
+		{"JSON lines, the last one's numbers", `printf '{"completed": 1}\n{"completed": 2, "output_throughput": 9.5}\n' > {{.ResultFile}}`,
+			`[{"completed":1},{"completed":2,"output_throughput":9.5}]`, map[string]float64{"completed": 2, "output_throughput": 9.5}},
+		{"text", `echo 'plain words' > {{.ResultFile}}`, `"plain words"`, nil},
+		{"no result file", `true`, ``, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := Workload{Name: "x", Command: []string{"echo url={{.URL}} port={{.Port}} key=$OPENAI_API_KEY; " + tt.script}, Shell: true}
+			var live strings.Builder
+			res, err := runExternal(t.Context(), w, TemplateData{URL: "http://h:9", Port: 9}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=k"}, &live)
+			if err != nil {
+				t.Fatalf("runExternal: %v", err)
+			}
+			if res.ExitCode != 0 || !strings.Contains(res.Output, "url=http://h:9 port=9 key=k") || live.String() != res.Output {
+				t.Errorf("got exit %d, output %q (live %q)", res.ExitCode, res.Output, live.String())
+			}
+			if string(res.Result) != tt.wantResult {
+				t.Errorf("result: got %s, want %s", res.Result, tt.wantResult)
+			}
+			if len(res.Metrics) != len(tt.wantMetrics) {
+				t.Errorf("metrics: got %v, want %v", res.Metrics, tt.wantMetrics)
+			}
+			for k, v := range tt.wantMetrics {
+				if res.Metrics[k] != v {
+					t.Errorf("metric %s: got %v, want %v", k, res.Metrics[k], v)
+				}
+			}
+			if tt.wantResult != "" && !json.Valid(res.Result) {
+				t.Errorf("result is not JSON: %s", res.Result)
+			}
+		})
+	}
+}
+
+func TestRunExternalFailures(t *testing.T) {
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	res, err := runExternal(t.Context(), Workload{Name: "x", Command: []string{"sh", "-c", "echo oops; exit 3"}}, TemplateData{}, env, nil)
+	if err == nil || !strings.Contains(err.Error(), "x: command exited with status 3: oops") || res.ExitCode != 3 {
+		t.Errorf("got %v (exit %d), want exit status 3 with its last line", err, res.ExitCode)
+	}
+	_, err = runExternal(t.Context(), Workload{Name: "x", Command: []string{"/nonexistent/tool"}}, TemplateData{}, env, nil)
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/tool") {
+		t.Errorf("got %v, want a start error naming the tool", err)
+	}
+}
+
+// TestRunExternalKillsItsGroup: a command that times out is stopped with
+// everything it started, so nothing outlives the run.
+func TestRunExternalKillsItsGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	w := Workload{Name: "slow", Shell: true, Timeout: Duration(500 * time.Millisecond),
+		Command: []string{"sleep 300 & echo $! > " + pidFile + "; trap '' TERM; wait"}}
+	start := time.Now()
+	_, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 500ms") {
+		t.Fatalf("got %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > commandBound {
+		t.Errorf("took %v", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(commandBound)
+	for syscall.Kill(pid, 0) == nil {
+		if isZombie(pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the command's child %d outlived it", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
+}
+
+func TestRunExternalCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := runExternal(ctx, Workload{Name: "x", Command: []string{"sleep", "300"}}, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("got %v, want the cancellation", err)
+	}
+}
+
+func TestRedactCommand(t *testing.T) {
+	got := redactCommand([]string{"/bin/sh", "-c", "bench --api-key s3cret --url u", "--token", "t"})
+	want := []string{"/bin/sh", "-c", "bench --api-key <redacted> --url u", "--token", "<redacted>"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	tb := &tailBuffer{keep: 4}
+	tb.Write([]byte("abc"))
+	tb.Write([]byte("defg"))
+	if tb.String() != "defg" || tb.dropped != 3 {
+		t.Errorf("got %q dropped %d, want defg and 3", tb.String(), tb.dropped)
+	}
+}

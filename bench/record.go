@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/loadgen"
+)
+
+// RecordSchema is the version of the record format.
+const RecordSchema = 1
+
+// Statuses of runs, workloads and levels.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// Record is one benchmark run, as stored.
+type Record struct {
+	Schema int    `json:"schema"`
+	ID     string `json:"id"`
+	// Status is ok when every workload completed, else failed; Error says
+	// why, and the workloads say what completed.
+	Status  string    `json:"status"`
+	Error   string    `json:"error,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+	// Argv is the sglaunch command line, secrets redacted.
+	Argv     []string `json:"argv,omitempty"`
+	Sglaunch string   `json:"sglaunch_version"`
+	// SGLang is the server's version; SGLangFrom says how it was learnt.
+	SGLang     string `json:"sglang_version,omitempty"`
+	SGLangFrom string `json:"sglang_version_from,omitempty"`
+	URL        string `json:"url"`
+	// Launched is true when sglaunch started the server from the plan.
+	Launched    bool   `json:"launched"`
+	Profile     string `json:"profile,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Plan is the redacted plan the server ran; null when unknown.
+	Plan     *launcher.View   `json:"plan"`
+	PlanNote string           `json:"plan_note,omitempty"`
+	Host     Host             `json:"host"`
+	Server   *ServerStart     `json:"server,omitempty"`
+	Results  []WorkloadResult `json:"workloads"`
+}
+
+// ServerStart is how the server's start went.
+type ServerStart struct {
+	PID       int       `json:"pid,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	ReadyAt   time.Time `json:"ready_at,omitzero"`
+	// LoadTime is from start to ready, in seconds.
+	LoadTime float64 `json:"load_time_s"`
+	Phases   []Phase `json:"phases,omitempty"`
+	// Stop says how the server ended after the run.
+	Stop string `json:"stop,omitempty"`
+	// Log is the file holding the server's output.
+	Log string `json:"log,omitempty"`
+}
+
+// Phase is one start-up step, seconds after the server started.
+type Phase struct {
+	Name string  `json:"name"`
+	At   float64 `json:"at_s"`
+}
+
+// WorkloadResult is one workload's definition and outcome.
+type WorkloadResult struct {
+	Workload Workload  `json:"workload"`
+	Status   string    `json:"status"`
+	Error    string    `json:"error,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Ended    time.Time `json:"ended,omitzero"`
+	// Levels hold the generator's results, one per level that ran.
+	Levels   []LevelRecord   `json:"levels,omitempty"`
+	External *ExternalResult `json:"external,omitempty"`
+}
+
+// LevelRecord is one level's result and what the server said after it.
+type LevelRecord struct {
+	loadgen.LevelResult
+	// AcceptLength is the server's avg_spec_accept_length (speculative
+	// decoding) read from /server_info after the level; 0 when absent.
+	AcceptLength float64 `json:"accept_length,omitempty"`
+}
+
+// NewRecord starts a record.
+func NewRecord(started time.Time) *Record {
+	return &Record{Schema: RecordSchema, ID: newID(), Status: StatusFailed, Started: started.UTC()}
+}
+
+// newID returns 8 random hex digits.
+func newID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Finish closes the record: ok without an error, failed with it.
+func (r *Record) Finish(ended time.Time, err error) {
+	r.Ended = ended.UTC()
+	if err != nil {
+		r.Status, r.Error = StatusFailed, err.Error()
+		return
+	}
+	r.Status, r.Error = StatusOK, ""
+}
+
+// JSON is the record as stored.
+func (r *Record) JSON() []byte {
+	b, _ := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n')
+}
+
+// Duration is how long the run took.
+func (r *Record) Duration() time.Duration {
+	if r.Ended.IsZero() {
+		return 0
+	}
+	return r.Ended.Sub(r.Started)
+}

@@ -1,0 +1,266 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sglaunch/sglaunch/loadgen"
+)
+
+// displayZone is the time zone times are shown in; tests fix it.
+var displayZone = time.Local
+
+// WriteResults prints a table per workload: one row per level, with
+// bench_serving's headline metrics.
+func WriteResults(w io.Writer, r *Record) error {
+	for i, res := range r.Results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeWorkload(w, res)
+	}
+	return nil
+}
+
+func writeWorkload(w io.Writer, res WorkloadResult) {
+	wl := res.Workload
+	status := res.Status
+	if res.Error != "" {
+		status += ": " + res.Error
+	}
+	fmt.Fprintf(w, "%s  [%s]  %s\n", wl.Name, status, wl.Summary())
+	if res.External != nil {
+		writeExternal(w, res.External)
+		return
+	}
+	if len(res.Levels) == 0 {
+		return
+	}
+	t := &table{indent: "  "}
+	t.add("level", "ok", "failed", "req/s", "out tok/s", "TTFT ms med", "p99", "ITL ms med", "p99", "TPOT ms med", "E2E ms med", "decode tok/s", "accept")
+	for _, l := range res.Levels {
+		m := l.Metrics
+		t.add(l.Level.String(), fmt.Sprint(m.Completed), fmt.Sprint(m.Failed), f2(m.RequestThroughput), f1(m.OutputThroughput),
+			f1(m.TTFT.Median), f1(m.TTFT.P99), f2(m.ITL.Median), f2(m.ITL.P99), f2(m.TPOT.Median), fmt.Sprintf("%.0f", m.E2E.Median),
+			optional(m.DecodeRate, "%.1f"), optional(l.AcceptLength, "%.2f"))
+	}
+	t.write(w)
+	for _, l := range res.Levels {
+		for _, e := range l.Errors {
+			fmt.Fprintf(w, "  %s: %d x %s\n", l.Level, e.Count, e.Message)
+		}
+	}
+}
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func optional(v float64, format string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// externalHeadline are the result fields shown for a command workload
+// when it writes bench_serving's JSON.
+var externalHeadline = []string{"completed", "request_throughput", "output_throughput", "median_ttft_ms", "p99_ttft_ms", "median_itl_ms", "median_tpot_ms", "median_e2e_latency_ms", "accept_length"}
+
+func writeExternal(w io.Writer, x *ExternalResult) {
+	fmt.Fprintf(w, "  exit status %d: %s\n", x.ExitCode, strings.Join(x.Command, " "))
+	var parts []string
+	for _, k := range externalHeadline {
+		if v, ok := x.Metrics[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s", k, formatValue(v)))
+		}
+	}
+	if len(parts) == 0 && len(x.Metrics) > 0 {
+		keys := sortedKeys(x.Metrics)
+		for _, k := range keys[:min(len(keys), 8)] {
+			parts = append(parts, fmt.Sprintf("%s %s", k, formatValue(x.Metrics[k])))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  %s\n", strings.Join(parts, ", "))
+	}
+}
+
+func formatValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case v == math.Trunc(v) && a < 1e15:
+		return fmt.Sprintf("%d", int64(v))
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Headline is a run's first result in one phrase: the decode rate of a
+// single-stream level, else the output throughput.
+func Headline(r *Record) string {
+	for _, res := range r.Results {
+		for _, l := range res.Levels {
+			if l.Metrics.DecodeRate > 0 {
+				return fmt.Sprintf("%s %s: %.1f tok/s decode", res.Workload.Name, l.Level, l.Metrics.DecodeRate)
+			}
+			return fmt.Sprintf("%s %s: %.1f tok/s out", res.Workload.Name, l.Level, l.Metrics.OutputThroughput)
+		}
+		if res.External != nil {
+			if v, ok := res.External.Metrics["output_throughput"]; ok {
+				return fmt.Sprintf("%s: %.1f tok/s out", res.Workload.Name, v)
+			}
+		}
+	}
+	return ""
+}
+
+// WriteList prints records as a table, oldest first.
+func WriteList(w io.Writer, entries []Entry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tPROFILE\tFINGERPRINT\tWORKLOADS\tHEADLINE")
+	for _, e := range entries {
+		if e.Err != "" {
+			fmt.Fprintf(tw, "%s\t-\tunreadable\t-\t-\t-\t%s\n", e.ID, e.Err)
+			continue
+		}
+		fp := short(e.Fingerprint)
+		prof := e.Profile
+		if prof == "" {
+			prof = "(" + e.URL + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Started.In(displayZone).Format("2006-01-02 15:04:05"), e.Status, prof, orDash(fp), orDash(strings.Join(e.Workloads, ",")), orDash(e.Headline))
+	}
+	return tw.Flush()
+}
+
+func short(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteShow prints a record for people: what ran, where, and the results.
+func WriteShow(w io.Writer, r *Record) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "record\t%s  %s\n", r.ID, strings.ToUpper(r.Status))
+	fmt.Fprintf(tw, "started\t%s (took %s)\n", r.Started.In(displayZone).Format("2006-01-02 15:04:05 MST"), r.Duration().Round(time.Second))
+	if r.Error != "" {
+		fmt.Fprintf(tw, "error\t%s\n", firstLine(r.Error))
+	}
+	if r.Plan != nil {
+		fmt.Fprintf(tw, "profile\t%s (%s), fingerprint %s\n", r.Profile, r.Plan.Source, short(r.Fingerprint))
+	} else {
+		fmt.Fprintf(tw, "profile\t%s\n", orDash(r.PlanNote))
+	}
+	how := "launched by sglaunch"
+	if !r.Launched {
+		how = "already running"
+	}
+	fmt.Fprintf(tw, "server\t%s (%s)\n", r.URL, how)
+	sg := orDash(r.SGLang)
+	if r.SGLangFrom != "" {
+		sg += " (" + r.SGLangFrom + ")"
+	}
+	fmt.Fprintf(tw, "versions\tsglaunch %s, sglang %s\n", r.Sglaunch, sg)
+	h := r.Host
+	fmt.Fprintf(tw, "host\t%s: %s, %d CPUs, %.1f GiB; GPUs: %s\n", h.Hostname, orDash(h.CPU), h.CPUs, h.MemoryGiB, h.GPUSummary())
+	if s := r.Server; s != nil {
+		var phases []string
+		for _, p := range s.Phases {
+			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At))
+		}
+		if !s.ReadyAt.IsZero() {
+			line := fmt.Sprintf("%.1fs", s.LoadTime)
+			if len(phases) > 0 {
+				line += " (" + strings.Join(phases, ", ") + ")"
+			}
+			fmt.Fprintf(tw, "load time\t%s\n", line)
+		}
+		if s.Stop != "" {
+			fmt.Fprintf(tw, "stop\t%s\n", s.Stop)
+		}
+		if s.Log != "" {
+			fmt.Fprintf(tw, "server log\t%s\n", s.Log)
+		}
+	}
+	if r.Plan != nil {
+		fmt.Fprintf(tw, "argv\t%s\n", strings.Join(r.Plan.Argv, " "))
+		var env []string
+		for _, k := range r.Plan.EnvOrder {
+			env = append(env, k+"="+r.Plan.Env[k])
+		}
+		if len(env) > 0 {
+			fmt.Fprintf(tw, "env\t%s\n", strings.Join(env, " "))
+		}
+	}
+	if len(r.Argv) > 0 {
+		fmt.Fprintf(tw, "command\t%s\n", strings.Join(r.Argv, " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Results) > 0 {
+		fmt.Fprintln(w)
+	}
+	return WriteResults(w, r)
+}
+
+// levelMetric returns a level's metric by name, accept_length included.
+func levelMetric(l LevelRecord, name string) (float64, bool) {
+	if name == "accept_length" {
+		return l.AcceptLength, l.AcceptLength != 0
+	}
+	if name == "decode_tok_s" {
+		return l.Metrics.DecodeRate, l.Metrics.DecodeRate != 0
+	}
+	return l.Metrics.Get(name)
+}
+
+// metricOrder sorts metric names: the generator's order, then the rest
+// alphabetically.
+func metricOrder(names []string) []string {
+	known := loadgen.MetricNames()
+	known = append(known, "accept_length")
+	out := slices.Clone(names)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := slices.Index(known, out[i]), slices.Index(known, out[j])
+		switch {
+		case a >= 0 && b >= 0:
+			return a < b
+		case a >= 0:
+			return true
+		case b >= 0:
+			return false
+		}
+		return out[i] < out[j]
+	})
+	return out
+}

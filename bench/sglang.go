@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/sglaunch/sglaunch/loadgen"
+)
+
+// versionProbe asks the package metadata, which never imports sglang (an
+// import would initialise CUDA and take seconds).
+const versionProbe = `import importlib.metadata as m
+try:
+    print(m.version("sglang"))
+except m.PackageNotFoundError:
+    print("")
+`
+
+// versionTimeout bounds the interpreter's start.
+const versionTimeout = 30 * time.Second
+
+// SGLangVersion asks python, run with environ (the plan's environment,
+// so PYTHONPATH and the venv apply), which sglang it would import. An
+// empty version with a nil error means sglang is not installed there.
+func SGLangVersion(ctx context.Context, python string, environ []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-c", versionProbe)
+	cmd.Env = environ
+	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		if msg != "" {
+			return "", fmt.Errorf("sglang version from %s: %v: %s", python, err, msg)
+		}
+		return "", fmt.Errorf("sglang version from %s: %w", python, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ServerVersion asks a running server its version (/server_info), for a
+// server sglaunch did not start; it returns the version and how it was
+// learnt, or "" and why not.
+func ServerVersion(ctx context.Context, baseURL, apiKey string) (string, string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c := loadgen.NewClient(baseURL, apiKey, 1)
+	defer c.Close()
+	var info struct {
+		Version string `json:"version"`
+	}
+	if err := c.Get(ctx, "/server_info", &info); err != nil {
+		return "", "unknown: " + err.Error()
+	}
+	if info.Version == "" {
+		return "", "unknown: /server_info has no version"
+	}
+	return info.Version, "/server_info"
+}

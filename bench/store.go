@@ -1,0 +1,203 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/atomicfile"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
+)
+
+// RecordsDir is where records live under the state directory.
+func RecordsDir(stateDir string) string { return filepath.Join(stateDir, "records") }
+
+// Store is a directory of records, one JSON file per run.
+type Store struct {
+	Dir string
+}
+
+// OpenStore opens the records directory dir. A directory that does not
+// exist yet is an empty store; Save creates it.
+func OpenStore(dir string) (*Store, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, inputerr.Errorf("records directory %s is a file", dir)
+	case err != nil && !os.IsNotExist(err):
+		return nil, fmt.Errorf("open records: %w", err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+// fileName is a record's file name: its start time, then its ID, so that
+// a directory listing sorts by time.
+func fileName(r *Record) string {
+	return r.Started.UTC().Format("20060102T150405Z") + "-" + r.ID + ".json"
+}
+
+// idOf returns the ID part of a record file name.
+func idOf(name string) string {
+	stem := strings.TrimSuffix(name, ".json")
+	if i := strings.LastIndexByte(stem, '-'); i >= 0 {
+		return stem[i+1:]
+	}
+	return stem
+}
+
+// Path is where Save writes r.
+func (s *Store) Path(r *Record) string { return filepath.Join(s.Dir, fileName(r)) }
+
+// LogPath is where the server's output of r's run goes, beside the record.
+func (s *Store) LogPath(r *Record) string {
+	return strings.TrimSuffix(s.Path(r), ".json") + ".server.log"
+}
+
+// Save writes r atomically (a temporary file renamed into place) and
+// returns its path.
+func (s *Store) Save(r *Record) (string, error) {
+	path := s.Path(r)
+	if err := atomicfile.Write(path, r.JSON(), 0o644); err != nil {
+		return "", fmt.Errorf("save record: %w", err)
+	}
+	return path, nil
+}
+
+// Entry is one record as listed.
+type Entry struct {
+	ID          string    `json:"id"`
+	Path        string    `json:"path"`
+	Started     time.Time `json:"started"`
+	Status      string    `json:"status"`
+	Profile     string    `json:"profile,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	URL         string    `json:"url,omitempty"`
+	Workloads   []string  `json:"workloads,omitempty"`
+	// Headline is the run's first level in one phrase (decode rate or
+	// output throughput).
+	Headline string `json:"headline,omitempty"`
+	// Err says why the file could not be read.
+	Err string `json:"error,omitempty"`
+}
+
+// List returns every record, oldest first. Files that cannot be read are
+// listed with Err set.
+func (s *Store) List() ([]Entry, error) {
+	files, err := s.files()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, f := range files {
+		e := Entry{ID: idOf(filepath.Base(f)), Path: f}
+		r, err := Load(f)
+		if err != nil {
+			e.Err = err.Error()
+		} else {
+			e.ID, e.Started, e.Status, e.Profile, e.Fingerprint, e.URL = r.ID, r.Started, r.Status, r.Profile, r.Fingerprint, r.URL
+			for _, w := range r.Results {
+				e.Workloads = append(e.Workloads, w.Workload.Name)
+			}
+			e.Headline = Headline(r)
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out, nil
+}
+
+func (s *Store) files() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list records: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		out = append(out, filepath.Join(s.Dir, e.Name()))
+	}
+	return out, nil
+}
+
+// Get loads a record by ID, unique ID prefix, "latest", or the path of a
+// record file.
+func (s *Store) Get(ref string) (*Record, error) {
+	if ref == "" {
+		return nil, inputerr.Errorf("no record given; `sglaunch bench list` shows the IDs")
+	}
+	if strings.ContainsRune(ref, os.PathSeparator) || strings.HasSuffix(ref, ".json") {
+		r, err := Load(ref)
+		if err != nil {
+			return nil, inputerr.Wrap(err)
+		}
+		return r, nil
+	}
+	files, err := s.files()
+	if err != nil {
+		return nil, err
+	}
+	if ref == "latest" {
+		list, err := s.List()
+		if err != nil {
+			return nil, err
+		}
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i].Err == "" {
+				return Load(list[i].Path)
+			}
+		}
+		return nil, inputerr.Errorf("record latest: %w: no records in %s", ErrNotFound, s.Dir)
+	}
+	var hits []string
+	for _, f := range files {
+		name := filepath.Base(f)
+		if id := idOf(name); id == ref {
+			hits = []string{f}
+			break
+		} else if strings.HasPrefix(id, ref) || strings.HasPrefix(name, ref) {
+			hits = append(hits, f)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return nil, inputerr.Errorf("record %q: %w in %s; `sglaunch bench list` shows the IDs", ref, ErrNotFound, s.Dir)
+	case 1:
+		return Load(hits[0])
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, idOf(filepath.Base(h)))
+	}
+	return nil, inputerr.Errorf("record %q is %w: it starts %d records (%s); give more of the ID", ref, ErrAmbiguous, len(ids), strings.Join(ids, ", "))
+}
+
+// Load reads one record file.
+func Load(path string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("read record: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("record file %s: not a record: %w", path, err)
+	}
+	if r.Schema == 0 || r.ID == "" {
+		return nil, fmt.Errorf("record file %s: not a record (no schema or id)", path)
+	}
+	if r.Schema > RecordSchema {
+		return nil, fmt.Errorf("record file %s: format %d is newer than this sglaunch reads (%d); upgrade sglaunch", path, r.Schema, RecordSchema)
+	}
+	return &r, nil
+}

@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sglaunch/sglaunch/loadgen"
+)
+
+// Duration is a time.Duration written as text ("30s") in files.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as text.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads the text MarshalJSON writes.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
+}
+
+// Workload is one benchmark: a load for the built-in generator, or an
+// external command (Command set).
+type Workload struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Source says where the workload was defined: "built-in" or file:line:col.
+	Source string `json:"source"`
+
+	API       loadgen.API `json:"api,omitempty"`
+	InputLen  int         `json:"input_len,omitempty"`
+	OutputLen int         `json:"output_len,omitempty"`
+	// Concurrency lists the closed-loop levels, one stream count each.
+	Concurrency []int `json:"concurrency,omitempty"`
+	// RequestRate lists open-loop levels in requests/s (Poisson arrivals);
+	// MaxConcurrency caps the requests in flight (0: no cap).
+	RequestRate    []float64 `json:"request_rate,omitempty"`
+	MaxConcurrency int       `json:"max_concurrency,omitempty"`
+	// Per level: Requests measured requests, Rounds times the
+	// concurrency, or requests started for Duration.
+	Requests       int      `json:"requests,omitempty"`
+	Rounds         int      `json:"rounds,omitempty"`
+	Duration       Duration `json:"duration,omitempty"`
+	Warmup         int      `json:"warmup"`
+	Seed           uint64   `json:"seed"`
+	RequestTimeout Duration `json:"request_timeout,omitempty"`
+
+	// Command is an external workload: a text/template per argument, or
+	// one shell command line (Shell) run with sh -c.
+	Command []string `json:"command,omitempty"`
+	Shell   bool     `json:"shell,omitempty"`
+	// Timeout bounds the command; zero means none.
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// External reports whether the workload runs a command.
+func (w Workload) External() bool { return len(w.Command) > 0 }
+
+// Defaults for a load workload's unset keys.
+const (
+	DefaultInputLen       = 1024
+	DefaultOutputLen      = 512
+	DefaultWarmup         = 1
+	DefaultSeed           = 1
+	DefaultRounds         = 4
+	DefaultRequestTimeout = 10 * time.Minute
+)
+
+// Builtins are the workloads every profile has.
+func Builtins() []Workload {
+	return []Workload{
+		{
+			Name:        "decode-1",
+			Description: "one stream, 1024 tokens in, 512 out: the single-stream decode rate",
+			Source:      "built-in",
+			API:         loadgen.Generate, InputLen: 1024, OutputLen: 512,
+			Concurrency: []int{1}, Requests: 5,
+			Warmup: DefaultWarmup, Seed: DefaultSeed, RequestTimeout: Duration(DefaultRequestTimeout),
+		},
+		{
+			Name:        "sweep",
+			Description: "closed loop at concurrency 1, 8, 32 and 128, 1024 in / 512 out, 4 rounds per level",
+			Source:      "built-in",
+			API:         loadgen.Generate, InputLen: 1024, OutputLen: 512,
+			Concurrency: []int{1, 8, 32, 128}, Rounds: DefaultRounds,
+			Warmup: DefaultWarmup, Seed: DefaultSeed, RequestTimeout: Duration(DefaultRequestTimeout),
+		},
+	}
+}
+
+// Builtin returns the built-in workload of that name.
+func Builtin(name string) (Workload, bool) {
+	for _, w := range Builtins() {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return Workload{}, false
+}
+
+// Levels lists the load levels in the order they run.
+func (w Workload) Levels() []loadgen.Level {
+	var out []loadgen.Level
+	if len(w.RequestRate) > 0 {
+		for _, r := range w.RequestRate {
+			out = append(out, loadgen.Level{Rate: r, Concurrency: w.MaxConcurrency})
+		}
+		return out
+	}
+	for _, c := range w.Concurrency {
+		out = append(out, loadgen.Level{Concurrency: c})
+	}
+	return out
+}
+
+// Load is the generator's load for one level.
+func (w Workload) Load(lvl loadgen.Level, model string) loadgen.Load {
+	l := loadgen.Load{
+		API: w.API, Model: model, InputLen: w.InputLen, OutputLen: w.OutputLen,
+		Requests: w.Requests, Duration: time.Duration(w.Duration),
+		Warmup: w.Warmup, Seed: w.Seed, RequestTimeout: time.Duration(w.RequestTimeout),
+	}
+	if w.Rounds > 0 {
+		l.Requests = w.Rounds * lvl.Concurrency
+	}
+	return l
+}
+
+// Summary is the workload in one line, for tables and listings.
+func (w Workload) Summary() string {
+	if w.External() {
+		return "command: " + CommandLine(w)
+	}
+	var levels []string
+	for _, l := range w.Levels() {
+		levels = append(levels, l.String())
+	}
+	per := ""
+	switch {
+	case w.Requests > 0:
+		per = fmt.Sprintf("%d requests", w.Requests)
+	case w.Rounds > 0:
+		per = fmt.Sprintf("%d rounds", w.Rounds)
+	case w.Duration > 0:
+		per = time.Duration(w.Duration).String()
+	}
+	return fmt.Sprintf("%s %d in / %d out, %s, %s per level", w.API, w.InputLen, w.OutputLen, strings.Join(levels, " "), per)
+}
