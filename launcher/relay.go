@@ -32,6 +32,19 @@ type output struct {
 	file    *lockedFile // nil without --log-file
 	wg      sync.WaitGroup
 	readers []*os.File
+
+	closeMu sync.Mutex
+	closed  bool // the readers are closed
+}
+
+// whileOpen runs f unless the readers are closed, and keeps them open
+// while it runs (a resize uses the pty master's descriptor).
+func (o *output) whileOpen(f func()) {
+	o.closeMu.Lock()
+	defer o.closeMu.Unlock()
+	if !o.closed {
+		f()
+	}
 }
 
 type lockedFile struct {
@@ -157,16 +170,20 @@ func (o *output) drain(timeout time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(timeout):
-		for _, r := range o.readers {
-			_ = r.SetReadDeadline(time.Now())
-			_ = r.Close()
-		}
+		o.closeReaders()
 		<-done
 	}
-	for _, r := range o.readers {
-		_ = r.Close()
-	}
+	o.closeReaders()
 	if o.file != nil {
 		_ = o.file.f.Close()
+	}
+}
+
+func (o *output) closeReaders() {
+	o.closeMu.Lock()
+	defer o.closeMu.Unlock()
+	o.closed = true
+	for _, r := range o.readers {
+		_ = r.Close()
 	}
 }

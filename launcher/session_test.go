@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/profiles"
 )
@@ -455,11 +457,32 @@ func TestServerSurvivesThreadChurn(t *testing.T) {
 
 func TestTerminalMode(t *testing.T) {
 	f := newFake(t, map[string]string{"FAKE_LINES": "plain line"}, nil)
-	f.plan.Argv = append([]string{f.plan.Argv[0], "-u", "-c",
-		"import os, sys, runpy; print('tty=%s,%s' % (os.isatty(1), os.isatty(2)), flush=True); sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"},
-		f.plan.Argv[2:]...)
+	// Report the terminal and its size at start and on every SIGWINCH,
+	// then run the fake server.
+	f.plan.Argv = append([]string{f.plan.Argv[0], "-u", "-c", `
+import os, signal, sys, runpy
+def size(*_):
+    c, r = os.get_terminal_size(1)
+    print("size=%dx%d" % (c, r), flush=True)
+print("tty=%s,%s" % (os.isatty(1), os.isatty(2)), flush=True)
+size()
+signal.signal(signal.SIGWINCH, size)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+`}, f.plan.Argv[2:]...)
+	// sglaunch's own terminal, whose size the server's follows.
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	if err := pty.Setsize(master, &pty.Winsize{Cols: 100, Rows: 30}); err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal, 1)
 	opts := f.options(t)
-	opts.Terminal = true
+	opts.Terminal, opts.TTY, opts.Signals = true, tty, sigs
 	opts.LogFile = filepath.Join(f.dir, "server.log")
 	s, err := launch(t, f, opts)
 	if err != nil {
@@ -468,12 +491,22 @@ func TestTerminalMode(t *testing.T) {
 	if st, err := proc.ReadStat(s.ServerPID()); err != nil || st.SID != s.ServerPID() {
 		t.Errorf("server stat %+v, %v: want its own session", st, err)
 	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: 120, Rows: 40}); err != nil {
+		t.Fatal(err)
+	}
+	sigs <- syscall.SIGWINCH
+	deadline := time.Now().Add(launchTimeout)
+	for !strings.Contains(f.stdout.String(), "size=120x40") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if _, err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	out := f.stdout.String()
-	if !strings.Contains(out, "tty=True,True") || !strings.Contains(out, "plain line\r\n") {
-		t.Errorf("terminal output %q: want both streams on a tty", out)
+	for _, want := range []string{"tty=True,True", "size=100x30", "size=120x40", "plain line\r\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("terminal output %q lacks %q", out, want)
+		}
 	}
 	if f.stderr.String() != "" {
 		t.Errorf("stderr %q: under a terminal everything goes to stdout", f.stderr)

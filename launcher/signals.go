@@ -27,7 +27,7 @@ func (s *Session) signalLoop(sigs <-chan os.Signal) {
 		case syscall.SIGURG, syscall.SIGCHLD:
 		case syscall.SIGWINCH:
 			if s.opts.Terminal {
-				s.proc.resize(s.opts.TTY)
+				s.out.whileOpen(func() { s.proc.resize(s.opts.TTY) })
 			}
 		case syscall.SIGINT:
 			interrupts++
