@@ -145,11 +145,18 @@ func (w Workload) Summary() string {
 	per := ""
 	switch {
 	case w.Requests > 0:
-		per = fmt.Sprintf("%d requests", w.Requests)
+		per = plural(w.Requests, "request")
 	case w.Rounds > 0:
-		per = fmt.Sprintf("%d rounds", w.Rounds)
+		per = plural(w.Rounds, "round")
 	case w.Duration > 0:
 		per = time.Duration(w.Duration).String()
 	}
 	return fmt.Sprintf("%s %d in / %d out, %s, %s per level", w.API, w.InputLen, w.OutputLen, strings.Join(levels, " "), per)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -147,7 +147,7 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 		if len(res.Errors) > 0 {
 			msg = ": " + res.Errors[0].Message
 		}
-		return res, fmt.Errorf("%s: %w%s", lvl, ErrNoneCompleted, msg)
+		return res, fmt.Errorf("%w%s", ErrNoneCompleted, msg)
 	}
 	return res, nil
 }
