@@ -78,6 +78,7 @@ func commands(e *env) []*cli.Command {
 	cmds := []*cli.Command{
 		serveCommand(e),
 		unitCommand(e),
+		benchCommand(e),
 		configCommand(e),
 		profilesCommand(e),
 		verifyCommand(e),

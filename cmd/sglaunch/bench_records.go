@@ -1,0 +1,104 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/statedir"
+)
+
+var recordsDirFlag = &cli.StringFlag{Name: "dir", Usage: "records directory `DIR` (default $SGLAUNCH_STATE_DIR/records)"}
+
+// benchRecordCommands are bench list, show and compare.
+func benchRecordCommands(e *env) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "list",
+			Usage: "list the benchmark records, oldest first",
+			Flags: []cli.Flag{recordsDirFlag, jsonFlag},
+			Action: func(c *cli.Context) error {
+				store, err := e.recordStore(c)
+				if err != nil {
+					return err
+				}
+				list, err := store.List()
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					if list == nil {
+						list = []bench.Entry{}
+					}
+					return writeJSON(e.stdout, list)
+				}
+				return bench.WriteList(e.stdout, list)
+			},
+		},
+		{
+			Name:      "show",
+			Usage:     "print one record: what ran, where, and its results",
+			ArgsUsage: "ID   (an ID, a unique prefix, latest, or a record file)",
+			Flags:     []cli.Flag{recordsDirFlag, jsonFlag},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 1 {
+					return inputerr.Errorf("bench show: want one record ID, got %d arguments; `sglaunch bench list` shows them", c.NArg())
+				}
+				store, err := e.recordStore(c)
+				if err != nil {
+					return err
+				}
+				rec, err := store.Get(c.Args().First())
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					_, err = e.stdout.Write(rec.JSON())
+					return err
+				}
+				return bench.WriteShow(e.stdout, rec)
+			},
+		},
+		{
+			Name:      "compare",
+			Usage:     "compare record B with record A: metric deltas in % and which flags and env differ",
+			ArgsUsage: "A B",
+			Flags:     []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"}},
+			Action: func(c *cli.Context) error {
+				if c.NArg() != 2 {
+					return inputerr.Errorf("bench compare: want two record IDs (A B), got %d arguments", c.NArg())
+				}
+				store, err := e.recordStore(c)
+				if err != nil {
+					return err
+				}
+				a, err := store.Get(c.Args().Get(0))
+				if err != nil {
+					return err
+				}
+				b, err := store.Get(c.Args().Get(1))
+				if err != nil {
+					return err
+				}
+				cmp := bench.Compare(a, b)
+				if c.Bool("json") {
+					return writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
+				}
+				return bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
+			},
+		},
+	}
+}
+
+// recordStore opens --dir or the state directory's records.
+func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
+	dir := c.String("dir")
+	if dir == "" {
+		s, err := e.settings(c)
+		if err != nil {
+			return nil, err
+		}
+		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
+	}
+	return bench.OpenStore(dir)
+}
