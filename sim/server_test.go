@@ -497,6 +497,43 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 }
 
+// SIGINT is uvicorn's graceful shutdown: stop accepting, finish what is in
+// flight, kill the workers, exit 0.
+func TestSIGINTShutsDownGracefully(t *testing.T) {
+	t.Parallel()
+	const n = 30
+	p := startSim(t, nil, "--tp", "2")
+	p.waitReady()
+	resp := postJSON(t, p.url("/generate"), map[string]any{
+		"input_ids": []int{1}, "sampling_params": map[string]any{"max_new_tokens": n}, "stream": true,
+	})
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	p.signal(syscall.SIGINT)
+	if !p.stderr.waitFor("INFO:     Shutting down", exitTimeout) {
+		t.Fatal("no shutdown log line")
+	}
+	if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.port)); err == nil {
+		conn.Close()
+		t.Errorf("new connections accepted after SIGINT")
+	}
+	if events := sseEvents(t, r); len(events) != n || events[n-1] != "[DONE]" {
+		t.Errorf("stream after SIGINT: got %d more events, want the remaining %d and [DONE]", len(events), n-1)
+	}
+	if ws := p.waitExit(); !ws.Exited() || ws.ExitStatus() != 0 {
+		t.Errorf("exit: got %v, want status 0", ws)
+	}
+	if !strings.Contains(p.stderr.String(), "INFO:     Finished server process") {
+		t.Errorf("no final uvicorn line")
+	}
+	if left := p.processes(); len(left) > 0 {
+		t.Errorf("processes left after SIGINT: %v", left)
+	}
+}
+
 func TestSIGTERMIgnored(t *testing.T) {
 	t.Parallel()
 	p := startSim(t, []string{"SGLANG_SIM_IGNORE_SIGTERM=1"})

@@ -1,9 +1,9 @@
 """The simulated server's HTTP side and life cycle, after SGLang's
 srt/entrypoints/http_server.py.
 
-HTTP/1.1 on asyncio, shaped like uvicorn: keep-alive (closed after
-SGLANG_TIMEOUT_KEEP_ALIVE idle seconds), chunked transfer encoding for
-streams, lower-case response headers, access lines on stdout.
+The HTTP/1.1 connections live in http_conn.py; uvicorn's access lines go to
+stdout. Idle keep-alive connections close after SGLANG_TIMEOUT_KEEP_ALIVE
+seconds (default 5), as uvicorn is configured by SGLang.
 
 Life cycle, in SGLang's order: the port is bound only after every rank has
 loaded (connections are refused until then); a warm-up /generate runs, during
@@ -523,11 +523,11 @@ class SimHttpServer:
             self.engine.kill_children()
             flush_std()
             os._exit(0)
-        logger.raw(uvicorn_line("Shutting down"))
         self.closing = True
         self.tm.gracefully_exit = True
         if self.server is not None:
             self.server.close()
+        logger.raw(uvicorn_line("Shutting down"))
         for conn in list(self.conns):
             if not conn.busy:
                 conn.close()
