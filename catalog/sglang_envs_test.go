@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSGLangEnvCatalog(t *testing.T) {
+	c := SGLangEnvCatalog()
+	if got := len(c.Vars); got != 598 {
+		t.Errorf("registry variables: got %d, want 598", got)
+	}
+	if v, ok := c.Lookup("SGLANG_USE_MODELSCOPE"); !ok || v.Type != "EnvBool" || v.Default != "False" {
+		t.Errorf("SGLANG_USE_MODELSCOPE: got %+v, want EnvBool False", v)
+	}
+	if v, ok := c.Lookup("EXA_API_KEY"); !ok || !v.Secret || v.Type != "EnvStr" {
+		t.Errorf("EXA_API_KEY: got %+v, want a secret EnvStr", v)
+	}
+	for _, name := range []string{"SGLANG_HEALTH_CHECK_TIMEOUT", "SGLANG_DP_RANK", "SGL_FORCE_SHUTDOWN"} {
+		if !c.Reads(name) {
+			t.Errorf("%s: not read, want read directly", name)
+		}
+	}
+	if c.Reads("SGLANG_ENABLE_SPEC_V2") {
+		t.Errorf("SGLANG_ENABLE_SPEC_V2: read, want removed")
+	}
+	if !strings.HasPrefix(c.Source, "SGLang python/sglang/srt/environ.py @ 0003215cf146") {
+		t.Errorf("source: got %q", c.Source)
+	}
+
+	tests := []struct {
+		name, repl string
+		removed    bool
+		note       string
+	}{
+		{"SGLANG_ENABLE_SPEC_V2", "", true, `removed by PR #27964 "Retire Spec V1", 2026-06-11`},
+		{"SGLANG_GC_LOG", "SGLANG_LOG_GC", false, "deprecated; SGLang forwards it to SGLANG_LOG_GC"},
+		{"SGLANG_QUEUED_TIMEOUT_MS", "SGLANG_REQ_WAITING_TIMEOUT", false, "deprecated; SGLang forwards it to SGLANG_REQ_WAITING_TIMEOUT (ms->s)"},
+		{"SGLANG_DISABLE_TP_MEMORY_INBALANCE_CHECK", "SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", false, "deprecated; SGLang forwards it to SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK (inverted)"},
+		{"SGLANG_ENABLE_CP_V2", "", true, "removed from the registry"},
+		{"SGLANG_ENABLE_HICACHE_BUFFER_ANCHOR_LOCK", "", true, "removed from the registry"},
+		{"SGLANG_ENABLE_GRPC", "--grpc-port", true, "replaced by --grpc-port"},
+		{"SGLANG_PREFILL_DELAYER_MAX_DELAY_PASSES", "", true, "replaced by a command-line flag"},
+		{"SGLANG_CUTLASS_MOE", "--moe-runner-backend=cutlass", true, "replaced by --moe-runner-backend=cutlass"},
+		{"SGLANG_OPT_DEEPGEMM_MEGA_MOE_USE_FP4_ACTS", "--enable-w4a4-mxfp4-megamoe", true, "replaced by --enable-w4a4-mxfp4-megamoe"},
+		{"SGLANG_OPT_DEEPGEMM_MEGA_MOE_USE_MXF4_KIND", "--enable-w4a4-mxfp4-megamoe", true, "replaced by --enable-w4a4-mxfp4-megamoe"},
+		{"SGLANG_ENABLE_UNIFIED_RADIX_TREE", "", true, "now default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := c.LookupRetired(tt.name)
+			if !ok {
+				t.Fatalf("not retired, want retired")
+			}
+			if r.Replacement != tt.repl || r.Removed != tt.removed || r.Note != tt.note {
+				t.Errorf("got %q %v %q, want %q %v %q", r.Replacement, r.Removed, r.Note, tt.repl, tt.removed, tt.note)
+			}
+		})
+	}
+}
+
+func TestParseSGLangEnvsErrors(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"empty", "# nothing\n", "no variables found"},
+		{"bad row", "SGLANG_X | EnvBool\n", "line 1: want NAME | type | default"},
+		{"no removed note", "SGLANG_X | EnvBool | False\n", "no 'NOT in this file:' note"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseSGLangEnvs(tt.text)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHumanReadableInt(t *testing.T) {
+	for name, want := range map[string]bool{"--context-length": true, "--max-total-tokens": true, "--max-prefill-tokens": true, "--tp-size": false} {
+		if got := HumanReadableInt(name); got != want {
+			t.Errorf("%s: got %v, want %v", name, got, want)
+		}
+	}
+}
