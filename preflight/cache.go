@@ -1,0 +1,99 @@
+package preflight
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/atomicfile"
+)
+
+// cacheEntry is what one SGLang install told preflight: its flags (from
+// --help, typed from the catalog) and the SGLANG_* names in its sources.
+type cacheEntry struct {
+	Python   string          `json:"python"`
+	Version  string          `json:"version"`
+	Location string          `json:"location"`
+	Stamp    string          `json:"stamp"` // sizes and mtimes of key files
+	Flags    []*catalog.Flag `json:"flags"`
+	EnvNames []string        `json:"env_names"`
+}
+
+// flagCache keeps one entry per interpreter and SGLang version under
+// STATE/preflight. An entry is used only while the install's location
+// and stamp are unchanged, so an editable install that changed under
+// the same version is asked again.
+type flagCache struct {
+	dir    string // "" when caching is off
+	prefix string // sglang-<hash of the interpreter path>-
+	log    *slog.Logger
+}
+
+func newFlagCache(o *Options, python string) *flagCache {
+	c := &flagCache{log: o.Logger}
+	if o.StateDir != "" {
+		c.dir = filepath.Join(o.StateDir, "preflight")
+	}
+	sum := sha256.Sum256([]byte(python))
+	c.prefix = "sglang-" + hex.EncodeToString(sum[:])[:12] + "-"
+	return c
+}
+
+var reUnsafe = regexp.MustCompile(`[^A-Za-z0-9.+_-]`)
+
+func (c *flagCache) path(version string) string {
+	if version == "" {
+		version = "unknown"
+	}
+	return filepath.Join(c.dir, c.prefix+reUnsafe.ReplaceAllString(version, "_")+".json")
+}
+
+// any reports whether anything was cached for this interpreter.
+func (c *flagCache) any() bool {
+	if c.dir == "" {
+		return false
+	}
+	m, _ := filepath.Glob(filepath.Join(c.dir, c.prefix+"*.json"))
+	return len(m) > 0
+}
+
+// load returns the entry for the probed install, if it is still current.
+func (c *flagCache) load(p probe) (*cacheEntry, bool) {
+	if c.dir == "" {
+		return nil, false
+	}
+	path := c.path(p.SGLangVersion)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(b, &e); err != nil || len(e.Flags) == 0 {
+		c.log.Debug("preflight cache: unreadable entry", "path", path, "err", err)
+		return nil, false
+	}
+	if e.Version != p.SGLangVersion || e.Location != p.SGLangDir || e.Stamp != p.Stamp {
+		c.log.Debug("preflight cache: stale entry", "path", path)
+		return nil, false
+	}
+	return &e, true
+}
+
+// store writes an entry; a failure only costs the next run a --help.
+func (c *flagCache) store(e *cacheEntry) {
+	if c.dir == "" {
+		return
+	}
+	b, err := json.Marshal(e)
+	if err == nil {
+		err = atomicfile.Write(c.path(e.Version), b, 0o644)
+	}
+	if err != nil {
+		c.log.Debug("preflight cache: not written", "err", err)
+	}
+}

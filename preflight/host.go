@@ -1,0 +1,163 @@
+package preflight
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/launcher"
+)
+
+// modelFlags are the flags that name a model SGLang loads.
+var modelFlags = []string{"--model-path", "--speculative-draft-model-path"}
+
+// lastValue returns the value argparse keeps for a flag: the last one.
+func lastValue(uses []catalog.Use, canonical string) (string, bool) {
+	val, ok := "", false
+	for _, u := range uses {
+		if u.Canonical == canonical && u.Flag != nil && len(u.Values) > 0 {
+			val, ok = u.Values[len(u.Values)-1], true
+		}
+	}
+	return val, ok
+}
+
+// checkModels checks that a local model path exists and holds a
+// config.json. A Hugging Face hub id (org/name, not a local path) is left
+// to SGLang to download.
+func checkModels(plan *launcher.Plan, uses []catalog.Use, items []envItem, o *Options) []Finding {
+	where := argWhere(plan, uses)
+	var out []Finding
+	for _, flag := range modelFlags {
+		val, ok := lastValue(uses, flag)
+		if !ok {
+			continue
+		}
+		w := ""
+		for i, u := range uses {
+			if u.Canonical == flag {
+				w = where[i]
+			}
+		}
+		s := subject{CheckModel, flag, w}
+		out = append(out, checkModelPath(s, val, envMap(items), o))
+	}
+	return out
+}
+
+func checkModelPath(s subject, val string, env map[string]string, o *Options) Finding {
+	if strings.HasPrefix(val, "~") {
+		return s.fail(fmt.Sprintf("%s starts with ~, which SGLang does not expand (only a shell does)", val), "write the full path")
+	}
+	path := resolvePath(val, o)
+	st, err := os.Stat(path)
+	local := filepath.IsAbs(val) || strings.HasPrefix(val, ".") || strings.Count(val, "/") > 1
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !local:
+		if v := env["HF_HUB_OFFLINE"]; v == "1" || strings.EqualFold(v, "true") {
+			return s.warn(fmt.Sprintf("%s is a hub id and HF_HUB_OFFLINE is set: it loads only if it is already in the Hugging Face cache", val), "download it first, or point at a local copy")
+		}
+		return s.pass(fmt.Sprintf("%s is a Hugging Face hub id, not a local path: SGLang downloads it (not checked here)", val))
+	case errors.Is(err, fs.ErrNotExist):
+		return s.fail(fmt.Sprintf("%s does not exist on this host: SGLang would fail after its imports, before loading anything", path),
+			"copy or mount the model there, or point "+s.name+" at where it is")
+	case err != nil:
+		return s.fail(fmt.Sprintf("cannot read %s: %v", path, unwrapPathErr(err)), "make it readable by the user the server runs as")
+	case !st.IsDir():
+		if strings.HasSuffix(path, ".gguf") {
+			return s.pass("GGUF file " + path)
+		}
+		return s.fail(fmt.Sprintf("%s is a file, not a model directory", path), "point "+s.name+" at the directory that holds config.json")
+	}
+	if _, err := os.Stat(filepath.Join(path, "config.json")); err != nil {
+		fix := "point " + s.name + " at the directory that holds config.json"
+		if sub := findConfigBelow(path); sub != "" {
+			fix = "did you mean " + sub + "? It holds a config.json"
+		}
+		return s.fail(fmt.Sprintf("%s holds no config.json, so it is not a model directory SGLang can load", path), fix)
+	}
+	return s.pass("model directory with config.json: " + path)
+}
+
+// findConfigBelow looks one level down, and in a hub cache's snapshots,
+// for the directory the user probably meant.
+func findConfigBelow(dir string) string {
+	for _, pattern := range []string{"*/config.json", "snapshots/*/config.json"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		if len(m) == 1 {
+			return filepath.Dir(m[0])
+		}
+	}
+	return ""
+}
+
+// checkPort binds the server's address for a moment: a port another
+// process listens on would make the server fail only after the load.
+func checkPort(plan *launcher.Plan) []Finding {
+	host, port := plan.Host(), plan.Port()
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	s := subject{CheckPort, addr, ""}
+	if w, ok := plan.Provenance["args.port"]; ok {
+		s.where = "args.port (" + w + ")"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err == nil {
+		l.Close()
+		return []Finding{s.pass("free")}
+	}
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		who := ""
+		if p := portOwner(port); p != "" {
+			who = " by " + p
+		}
+		return []Finding{s.fail(fmt.Sprintf("port %d is in use%s: the server would load the model and then fail to bind", port, who),
+			"stop what listens there, or choose another port (--set args.port=N)")}
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return []Finding{s.fail(fmt.Sprintf("%s is not an address of this host", host), "bind 127.0.0.1, 0.0.0.0 or one of this host's addresses")}
+	case errors.Is(err, syscall.EACCES):
+		return []Finding{s.fail(fmt.Sprintf("binding port %d needs privileges this user lacks", port), "use a port above 1023")}
+	}
+	return []Finding{s.fail(fmt.Sprintf("cannot bind %s: %v", addr, err), "check --host and --port")}
+}
+
+// portOwner names the process listening on a TCP port ("pid 123
+// (python3)"), or "" when it cannot tell.
+func portOwner(port int) string {
+	inodes := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fields[1], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil && int(p) == port {
+				inodes["socket:["+fields[9]+"]"] = true
+			}
+		}
+	}
+	if len(inodes) == 0 {
+		return ""
+	}
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && inodes[target] {
+			pid := strings.Split(fd, "/")[2]
+			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+			return fmt.Sprintf("pid %s (%s)", pid, strings.TrimSpace(string(comm)))
+		}
+	}
+	return ""
+}

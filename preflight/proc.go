@@ -1,0 +1,69 @@
+package preflight
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// procResult is what a finished child left behind.
+type procResult struct {
+	stdout, stderr []byte
+	err            error // nil, *exec.ExitError, a start error or a timeout
+}
+
+// errTimeout marks a child killed because it ran past its time.
+var errTimeout = errors.New("timed out")
+
+// waitDelay bounds how long Wait waits for pipes a grandchild holds open
+// after the child itself is gone.
+const waitDelay = 2 * time.Second
+
+// runProc runs argv to completion within timeout and returns its output.
+// The child gets its own process group, which is killed when ctx ends or
+// time runs out, and a parent-death signal, so it never outlives
+// sglaunch.
+func runProc(ctx context.Context, argv, env []string, dir string, timeout time.Duration) procResult {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan procResult, 1)
+	go func() {
+		// Pdeathsig fires when the thread that forked the child exits, so
+		// the thread stays locked until Wait returns (golang/go#27505).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env, cmd.Dir = env, dir
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = waitDelay
+		err := cmd.Run()
+		if err != nil && ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("%w after %v; killed", errTimeout, timeout)
+		} else if err != nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		done <- procResult{stdout: stdout.Bytes(), stderr: stderr.Bytes(), err: err}
+	}()
+	return <-done
+}
+
+// tail returns the last n lines of b, trimmed, joined by " | ".
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
+}
