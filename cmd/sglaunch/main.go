@@ -81,6 +81,7 @@ func commands(e *env) []*cli.Command {
 		benchCommand(e),
 		configCommand(e),
 		profilesCommand(e),
+		preflightCommand(e),
 		verifyCommand(e),
 		diffCommand(e),
 	}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/preflight"
+)
+
+var catalogFlag = &cli.BoolFlag{Name: "catalog", Usage: "check flags and SGLANG_* variables against the embedded catalog, not the installed SGLang"}
+
+func preflightCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "preflight",
+		Usage:     "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
+		ArgsUsage: "[-- SERVER_ARGS...]",
+		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix.\n" +
+			"Exit status: 0 when nothing fails, 1 when a check fails, 2 on bad input.",
+		Flags: []cli.Flag{profileFlag, modeFlag(launcher.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
+		Action: func(c *cli.Context) error {
+			plan, s, err := e.loadPlan(c, c.String("mode"))
+			if err != nil {
+				return err
+			}
+			rep := preflight.Run(c.Context, plan, e.preflightOptions(s, c.Bool("catalog")))
+			if c.Bool("json") {
+				_, err = e.stdout.Write(rep.JSON())
+			} else {
+				err = rep.WriteText(e.stdout)
+			}
+			if err != nil {
+				return err
+			}
+			if rep.Failed() {
+				return &statusError{code: 1, msg: fmt.Sprintf("preflight: %d check(s) failed", rep.Count(preflight.Fail))}
+			}
+			return nil
+		},
+	}
+}
+
+func (e *env) preflightOptions(s launcher.Settings, catalogOnly bool) preflight.Options {
+	return preflight.Options{
+		StateDir: statedir.State(s.StateDir, e.getenv),
+		Catalog:  catalogOnly,
+		LookPath: e.lookPath,
+	}
+}
+
+// runPreflight is what serve and bench run before they launch: warnings
+// and failures in full on stderr, passes counted; an error with exit
+// status 1 when anything fails.
+func (e *env) runPreflight(c *cli.Context, plan *launcher.Plan) error {
+	s, err := e.settings(c)
+	if err != nil {
+		return err
+	}
+	rep := preflight.Run(c.Context, plan, e.preflightOptions(s, false))
+	if err := rep.WriteCompact(e.stderr); err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return &statusError{code: 1, msg: fmt.Sprintf("preflight: %d check(s) failed; fix them, or pass --skip-preflight to launch anyway", rep.Count(preflight.Fail))}
+	}
+	return nil
+}
