@@ -1,0 +1,93 @@
+package perf
+
+// Preflight wall time through the real binary:
+//
+//	go test ./test/perf -run '^$' -bench Preflight -benchtime 20x
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// The preflight benchmarks build their own binary, so that they stand
+// apart from the other benchmarks of this directory.
+var (
+	pfOnce sync.Once
+	pfBin  string
+	pfErr  error
+)
+
+func preflightBinary(b *testing.B) string {
+	b.Helper()
+	pfOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sglaunch-perf-preflight-")
+		if err != nil {
+			pfErr = err
+			return
+		}
+		pfBin = filepath.Join(dir, "sglaunch")
+		if out, err := exec.Command("go", "build", "-o", pfBin, "../../cmd/sglaunch").CombinedOutput(); err != nil {
+			pfErr = fmt.Errorf("build sglaunch: %v\n%s", err, out)
+		}
+	})
+	if pfErr != nil {
+		b.Fatal(pfErr)
+	}
+	return pfBin
+}
+
+func preflightPort(b *testing.B) int {
+	b.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// preflight runs `sglaunch preflight --profile demo` with a state
+// directory, and fails the benchmark unless it exits 0.
+func preflight(b *testing.B, home, state string, port int) {
+	cmd := exec.Command(preflightBinary(b), "preflight", "--profile", "demo", "--set", "args.port="+strconv.Itoa(port))
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"SGLAUNCH_STATE_DIR=" + state,
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("preflight: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkPreflightDemoCold is the first preflight for an SGLang version:
+// no cached flag list, so python3 runs the probe and --help (concurrently)
+// and the package sources are scanned.
+func BenchmarkPreflightDemoCold(b *testing.B) {
+	home, port := b.TempDir(), preflightPort(b)
+	preflight(b, home, b.TempDir(), port) // unpacks the simulator once
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		state := b.TempDir()
+		b.StartTimer()
+		preflight(b, home, state, port)
+	}
+}
+
+// BenchmarkPreflightDemoCached is every later preflight: one python3 probe,
+// the flag list read from the state directory. Target: under 2 s.
+func BenchmarkPreflightDemoCached(b *testing.B) {
+	home, state, port := b.TempDir(), b.TempDir(), preflightPort(b)
+	preflight(b, home, state, port)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		preflight(b, home, state, port)
+	}
+}
