@@ -52,13 +52,17 @@ func startPiped(cmd *exec.Cmd, stdout, stderr *os.File) (*process, error) {
 // Setctty), which also makes it its own group leader: Setpgid here would
 // make the fork fail with EPERM.
 func startPTY(cmd *exec.Cmd, size *os.File) (*process, error) {
-	master, tty, err := pty.Open()
+	opened, tty, err := pty.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer tty.Close()
+	master, err := pollable(opened)
+	if err != nil {
+		return nil, err
+	}
 	if size != nil {
-		_ = pty.InheritSize(size, master) // best effort: not every stdin is a terminal
+		_ = inheritSize(size, master) // best effort: not every stdin is a terminal
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -126,8 +130,49 @@ func (p *process) done() bool {
 // resize makes the pseudo-terminal follow the size of tty.
 func (p *process) resize(tty *os.File) {
 	if p.pty != nil && tty != nil {
-		_ = pty.InheritSize(tty, p.pty)
+		_ = inheritSize(tty, p.pty)
 	}
+}
+
+// pollable returns f as a non-blocking, pollable file (closing f): pty.Open
+// leaves the master in blocking mode, where Close cannot interrupt a read.
+func pollable(f *os.File) (*os.File, error) {
+	defer f.Close()
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// withFd runs fn with f's descriptor without File.Fd, which would switch
+// f to blocking mode.
+func withFd(f *os.File, fn func(fd int)) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return rc.Control(func(fd uintptr) { fn(int(fd)) })
+}
+
+// inheritSize gives the pseudo-terminal the window size of tty.
+func inheritSize(tty, master *os.File) error {
+	var ws *unix.Winsize
+	var err error
+	if cerr := withFd(tty, func(fd int) { ws, err = unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ) }); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return err
+	}
+	if cerr := withFd(master, func(fd int) { err = unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, ws) }); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 // IsTerminal reports whether f is a terminal.
@@ -135,6 +180,9 @@ func IsTerminal(f *os.File) bool {
 	if f == nil {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	var err error
+	if cerr := withFd(f, func(fd int) { _, err = unix.IoctlGetTermios(fd, unix.TCGETS) }); cerr != nil {
+		return false
+	}
 	return err == nil
 }

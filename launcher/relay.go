@@ -68,7 +68,9 @@ func pipe() (r, w *os.File, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	_, _ = unix.FcntlInt(r.Fd(), unix.F_SETPIPE_SZ, relayBuffer)
+	// Through SyscallConn: File.Fd would put the read end in blocking
+	// mode, and read deadlines (the partial-line flush) would stop working.
+	withFd(r, func(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, relayBuffer) })
 	return r, w, nil
 }
 
@@ -170,8 +172,11 @@ func (o *output) drain(timeout time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(timeout):
-		o.closeReaders()
-		<-done
+		o.closeReaders() // unblocks the reads: the readers are pollable
+		select {
+		case <-done:
+		case <-time.After(timeout):
+		}
 	}
 	o.closeReaders()
 	if o.file != nil {

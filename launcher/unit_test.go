@@ -1,0 +1,49 @@
+package launcher
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/profiles"
+)
+
+func TestExecQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/usr/bin/sglaunch", "/usr/bin/sglaunch"},
+		{"/opt/my tools/sglaunch", `"/opt/my tools/sglaunch"`},
+		{"/p/100%/x", "/p/100%%/x"},
+		{"/p/$HOME", "/p/$$HOME"},
+		{`/p/a"b`, `"/p/a\"b"`},
+	}
+	for _, tt := range tests {
+		if got := execQuote(tt.in); got != tt.want {
+			t.Errorf("execQuote(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUnitTimeouts(t *testing.T) {
+	settings := map[string]profiles.Value{}
+	for _, s := range profiles.Schema {
+		settings[s.Key] = profiles.Value{Text: s.Default}
+	}
+	settings["health.start_timeout"] = profiles.Value{Text: "45m"}
+	settings["stop_timeout"] = profiles.Value{Text: "1m"}
+	plan := &Plan{Profile: "kimi", Source: profiles.BuiltinSource, Settings: settings, Fingerprint: strings.Repeat("0", 64)}
+	u := Unit(plan, UnitOptions{Exe: "/usr/local/bin/sglaunch"})
+	for _, want := range []string{
+		"ExecStart=/usr/local/bin/sglaunch serve --profile kimi\n",
+		"TimeoutStartSec=2790s\n", // 45m + 1m + 30s
+		"TimeoutStopSec=90s\n",
+		"WatchdogSec=130s\n", // 3 × (10s + 30s) + 10s
+		"# sglang-kimi.service",
+	} {
+		if !strings.Contains(u, want) {
+			t.Errorf("unit lacks %q:\n%s", want, u)
+		}
+	}
+	if seconds(1500*time.Millisecond) != "2s" {
+		t.Errorf("seconds rounds up: got %s", seconds(1500*time.Millisecond))
+	}
+}
