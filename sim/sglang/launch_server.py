@@ -10,7 +10,7 @@ import signal
 import sys
 
 from sglang.srt import sim_env
-from sglang.srt.sim_hooks import log_flood, record_invocation
+from sglang.srt.sim_hooks import log_flood, record_invocation, stamp
 
 
 def main(argv=None):
@@ -21,7 +21,9 @@ def main(argv=None):
     if cfg.record:
         record_invocation(cfg.record)
     if cfg.log_flood_bytes:
+        stamp("flood_begin")
         log_flood(cfg.log_flood_bytes)
+        stamp("flood_end")
         if cfg.exit_after_flood:
             sys.exit(0)
 

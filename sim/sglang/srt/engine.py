@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 
+from sglang.srt.sim_hooks import stamp
 from sglang.srt.utils import flush_std, kill_process_tree, logger
 
 
@@ -98,6 +99,7 @@ class Engine:
         if self.crash_mode:
             self.kill_children()
             flush_std()
+            stamp("crash_exit")
             os._exit(self.cfg.crash_exit_code)
         self.kill_children()
         kill_process_tree(os.getpid(), include_parent=True)
@@ -212,6 +214,7 @@ class Engine:
                 )
                 self.kill_children()
                 flush_std()
+                stamp("crash_exit")
                 os._exit(self.cfg.crash_exit_code if self.crash_mode else 1)
 
     def kill_children(self):

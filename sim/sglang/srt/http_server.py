@@ -37,6 +37,7 @@ import time
 
 from sglang.srt.environ import envs
 from sglang.srt.http_conn import REASONS, Listener
+from sglang.srt.sim_hooks import stamp
 from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_tokens
 from sglang.srt.utils import (
     flush_std,
@@ -457,6 +458,7 @@ class SimHttpServer:
         if self.tm.gracefully_exit:
             return
         self.tm.server_status = "Up"
+        stamp("ready")
         self.ready_wall = time.time()
         logger.info("The server is fired up and ready to roll!")
         if self.cfg.hang_after_ready is not None:

@@ -37,6 +37,10 @@ Failure modes
 Observation
   SGLANG_SIM_RECORD            Path: write {"argv", "env", "pid"} there as JSON at
                                start (atomically: temp file, then rename).
+  SGLANG_SIM_EVENTS            Path: append "NAME UNIX_NANOS" lines for moments a
+                               supervisor's latency is measured from: flood_begin,
+                               flood_end, ready (/health turns 200), crash_exit (the
+                               server's exit during the load, just before it).
   SGLANG_SIM_LOG_STREAM        "stderr" (default, as SGLang's logging does) or
                                "stdout": where the server's log lines go. uvicorn's
                                access lines always go to stdout.
@@ -98,6 +102,7 @@ class SimConfig:
         self.worker_env_rank = _int("SGLANG_SIM_WORKER_ENV_RANK", 1)
         self.sigterm_exit_code = _opt_int("SGLANG_SIM_SIGTERM_EXIT_CODE")
         self.record = os.environ.get("SGLANG_SIM_RECORD", "")
+        self.events = os.environ.get("SGLANG_SIM_EVENTS", "")
         stream = os.environ.get("SGLANG_SIM_LOG_STREAM", "stderr").strip().lower()
         self.log_fd = 1 if stream == "stdout" else 2
 

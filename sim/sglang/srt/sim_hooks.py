@@ -1,12 +1,14 @@
 """Start-of-process hooks of the simulated server: the invocation record
-(SGLANG_SIM_RECORD) and the log flood (SGLANG_SIM_LOG_FLOOD_BYTES,
-SGLANG_SIM_EXIT_AFTER_FLOOD). See sim_env.py for what each variable means.
+(SGLANG_SIM_RECORD), the log flood (SGLANG_SIM_LOG_FLOOD_BYTES,
+SGLANG_SIM_EXIT_AFTER_FLOOD) and the event stamps (SGLANG_SIM_EVENTS). See
+sim_env.py for what each variable means.
 """
 
 import json
 import os
 import time
 
+from sglang.srt import sim_env
 from sglang.srt.utils import proc_cmdline, write_all
 
 FLOOD_BLOCK_LINES = 8192  # about 1 MiB per write
@@ -52,3 +54,16 @@ def log_flood(nbytes, fd=1):
         tail = bytearray(block[:rest])
         tail[-1:] = b"\n"
         write_all(fd, bytes(tail))
+
+
+def stamp(name):
+    """Append "NAME UNIX_NANOS" to SGLANG_SIM_EVENTS, when set: the wall
+    clock, comparable with the supervisor's, in one O_APPEND write."""
+    path = sim_env.config().events
+    if not path:
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, f"{name} {time.time_ns()}\n".encode())
+    finally:
+        os.close(fd)
