@@ -1,0 +1,35 @@
+// Command stubserver serves SGLang's streaming endpoints from
+// loadgen/loadgentest on an exact schedule, for measuring the load
+// generator where the Python simulator would be the bottleneck. It
+// prints its address on stdout and serves until killed.
+//
+//	go run ./test/perf/stubserver -ttft 50ms -itl 10ms
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	ttft := flag.Duration("ttft", 0, "time to first token")
+	itl := flag.Duration("itl", 0, "time between tokens")
+	flag.Parse()
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stubserver:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s\n", l.Addr())
+	srv := &http.Server{Handler: &loadgentest.Server{TTFT: *ttft, ITL: *itl}}
+	if err := srv.Serve(l); err != nil {
+		fmt.Fprintln(os.Stderr, "stubserver:", err)
+		os.Exit(1)
+	}
+}
