@@ -159,7 +159,7 @@ func (e *env) bench(c *cli.Context) error {
 	}()
 
 	rec := bench.NewRecord(time.Now())
-	rec.Argv, rec.Sglaunch = redact.Argv(e.args), version.String()
+	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
 	rec.Host = bench.HostFacts(runCtx, e.lookPath)
 	r := &benchRun{e: e, b: b, rec: rec, log: log, runCtx: runCtx, cancelRun: cancelRun, stopCtx: stopCtx,
 		keep: c.Bool("keep-running"), serverOutput: c.Bool("server-output"), asJSON: c.Bool("json")}
@@ -174,6 +174,35 @@ func (e *env) bench(c *cli.Context) error {
 		return &statusError{code: 1, msg: runErr.Error()}
 	}
 	return nil
+}
+
+// redactCommandLine masks secrets in sglaunch's own command line: the
+// values of secret flags (--api-key X, after --) and of --set
+// assignments to secret names (--set env.HF_TOKEN=X).
+func redactCommandLine(args []string) []string {
+	out := redact.Argv(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			break
+		}
+		val, inline := strings.CutPrefix(a, "--set=")
+		if !inline {
+			if a != "--set" || i+1 >= len(out) {
+				continue
+			}
+			i++
+			val = out[i]
+		}
+		if key, _, ok := strings.Cut(val, "="); ok && redact.IsSecret(key) {
+			masked := key + "=" + redact.Mask
+			if inline {
+				masked = "--set=" + masked
+			}
+			out[i] = masked
+		}
+	}
+	return out
 }
 
 // apiKey is the server's --api-key, which requests must carry.
