@@ -497,6 +497,27 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 }
 
+// Before the port is bound SGLang has no SIGTERM handler: the server dies of
+// the signal and its workers follow through their parent-death SIGKILL.
+func TestSIGTERMDuringLoad(t *testing.T) {
+	t.Parallel()
+	p := startSim(t, []string{"SGLANG_SIM_LOAD_SECONDS=5"}, "--tp", "2")
+	if !p.stderr.waitFor(" TP1] Load weight begin.", startTimeout) {
+		t.Fatal("the load did not start")
+	}
+	p.signal(syscall.SIGTERM)
+	if ws := p.waitExit(); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("exit: got %v, want killed by SIGTERM", ws)
+	}
+	deadline := time.Now().Add(exitTimeout)
+	for len(p.processes()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(pollInterval)
+	}
+	if left := p.processes(); len(left) > 0 {
+		t.Errorf("workers left after the server died during load: %v", left)
+	}
+}
+
 // SIGINT is uvicorn's graceful shutdown: stop accepting, finish what is in
 // flight, kill the workers, exit 0.
 func TestSIGINTShutsDownGracefully(t *testing.T) {

@@ -87,7 +87,8 @@ class Engine:
     def __init__(self, server_args, cfg):
         self.args = server_args
         self.cfg = cfg
-        self.children = []
+        self.children = []  # the workers the server tracks and kills
+        self.escaped = None  # SGLANG_SIM_SETSID_WORKER's worker, deliberately untracked
         self.escaped_pid = None
         self.crash_mode = cfg.crash_during_load is not None
         self.facts = model_facts(server_args)
@@ -156,7 +157,6 @@ class Engine:
             common.append("--no-cuda-graph")
         if cfg.crash_during_load is not None:
             common += ["--crash-at", repr(cfg.crash_during_load)]
-        ranks = []
         for pp in range(pp_size):
             for tp in range(tp_size):
                 if pp_size > 1:
@@ -168,7 +168,7 @@ class Engine:
                     env = dict(base_env)
                     env.update(cfg.worker_env)
                 argv = common + ["--title", title, "--prefix", prefix, "--tp-rank", str(tp), "--pp-rank", str(pp)]
-                ranks.append(self._spawn(title.split("::", 1)[1], "sglang.srt.scheduler", argv, env))
+                self._spawn(title.split("::", 1)[1], "sglang.srt.scheduler", argv, env)
         self._spawn(
             "detokenizer", "sglang.srt.detokenizer_manager", ["--parent", str(os.getpid())], base_env
         )
@@ -181,15 +181,12 @@ class Engine:
                 base_env,
                 with_ctl=False,
             )
-            self.escaped_pid = esc.pid
             self.children.remove(esc)
-            self.escaped = esc
-        self._wait_ready(ranks)
+            self.escaped, self.escaped_pid = esc, esc.pid
+        self._wait_ready(self.children + ([self.escaped] if self.escaped else []))
 
-    def _wait_ready(self, ranks):
-        pending = {c.ready_fd: c for c in self.children if c.ready_fd >= 0}
-        if self.escaped_pid is not None and self.escaped.ready_fd >= 0:
-            pending[self.escaped.ready_fd] = self.escaped
+    def _wait_ready(self, children):
+        pending = {c.ready_fd: c for c in children if c.ready_fd >= 0}
         while pending:
             try:
                 readable, _, _ = select.select(list(pending), [], [])

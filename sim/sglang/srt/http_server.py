@@ -42,6 +42,7 @@ from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_to
 from sglang.srt.utils import (
     flush_std,
     kill_process_tree,
+    kv_cache_gb,
     logger,
     sched_logger,
     tighten_timer_slack,
@@ -222,8 +223,12 @@ class SimHttpServer:
         elapsed = max(1e-9, time.monotonic() - self.tm._last_decode_log[0])
         state = {
             "last_gen_throughput": round((self.tm.tokens_out - self.tm._last_decode_log[1]) / elapsed, 2),
-            "memory_usage": {"weight": 15.02, "kvcache": round(self.engine.facts["max_total_num_tokens"] * 64 / 1e6, 2),
-                             "token_capacity": self.engine.facts["max_total_num_tokens"], "graph": 0.62},
+            "memory_usage": {
+                "weight": 15.02,
+                "kvcache": round(2 * kv_cache_gb(self.engine.facts["max_total_num_tokens"]), 2),
+                "token_capacity": self.engine.facts["max_total_num_tokens"],
+                "graph": 0.62,
+            },
             "avg_spec_accept_length": (2.85 if spec else None),
         }
         return [dict(state) for _ in range(dp)]
@@ -436,7 +441,7 @@ class SimHttpServer:
         # SGLang's warm-up thread asks /model_info, then sends one /generate;
         # the server reports ready only when that returns.
         start = time.monotonic()
-        peer = f"127.0.0.1:{(port + 17) % 65536 or 1}"
+        peer = "127.0.0.1:39120"  # the warm-up client's ephemeral port, as it would appear
 
         def model_info_seen():
             if self.access_enabled:

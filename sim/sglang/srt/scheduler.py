@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 
-from sglang.srt.utils import kill_itself_when_parent_died, logger, set_process_title
+from sglang.srt.utils import kill_itself_when_parent_died, kv_cache_gb, logger, set_process_title
 
 # Fractions of SGLANG_SIM_LOAD_SECONDS at which each phase starts.
 T_DIST_BEGIN = 0.00
@@ -122,7 +122,8 @@ def _capture_bar(bs_list):
         width = 10
         filled = int(width * n / total) if total else width
         bar = "\u2588" * filled + " " * (width - filled)
-        bs = bs_list[max(0, total - n - 1)] if n < total else bs_list[0]
+        # Graphs are captured from the largest batch size down.
+        bs = bs_list[max(0, total - n)]
         remaining = elapsed / n * (total - n) if n else 0
         return (
             f"Capturing batches (bs={bs} avail_mem=11.31 GB): {pct:3d}%|{bar}| {n}/{total} "
@@ -223,7 +224,7 @@ def run_load(args):
         f"Load weight end. type={args.arch}, dtype={args.dtype}, avail mem=63.66 GB, mem usage=15.02 GB."
     )
     step(T_KV)
-    kv_gb = args.kv_tokens * 64 / 1e6 / 2 / 1.0
+    kv_gb = kv_cache_gb(args.kv_tokens)
     logger.info("Using KV cache dtype: torch.bfloat16")
     logger.info(f"KV Cache is allocated. #tokens: {args.kv_tokens}, K size: {kv_gb:.2f} GB, V size: {kv_gb:.2f} GB")
     logger.info("Memory pool end. avail mem=11.98 GB")

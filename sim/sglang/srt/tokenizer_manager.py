@@ -144,8 +144,7 @@ class GenRequest:
 
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
-        "include_usage", "model_json", "created", "cancelled", "offset", "finish_json",
-        "continuous_usage", "frozen",
+        "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "frozen",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):

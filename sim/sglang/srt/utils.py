@@ -91,6 +91,12 @@ def uvicorn_line(msg, level="INFO"):
     return f"[{time.strftime('%Y-%m-%d %H:%M:%S')}] {(level + ':').ljust(9)} {msg}\n"
 
 
+def kv_cache_gb(tokens):
+    """Size of the K (or V) half of the KV cache the sim reports, in GB:
+    16 KiB per token, about a Llama-3-8B's per-token half in bf16 / 4."""
+    return tokens * 16384 / 1e9
+
+
 # ---------------------------------------------------------------------------
 # prctl
 # ---------------------------------------------------------------------------
