@@ -83,7 +83,9 @@ func splitInvocation(s string) (inv, help string) {
 }
 
 // parseInvocation reads "--tp-size TP_SIZE, --tensor-parallel-size
-// TP_SIZE" or "--x, --no-x". It returns nil for -h/--help.
+// TP_SIZE" (Python 3.12 and older) or "--tp-size, --tensor-parallel-size
+// TP_SIZE" (3.13 and newer, the metavar once), or "--x, --no-x". It
+// returns nil for -h/--help.
 func parseInvocation(inv string) *catalog.Flag {
 	var parts []string
 	for _, p := range splitTopLevel(inv, ", ") {
@@ -93,26 +95,28 @@ func parseInvocation(inv string) *catalog.Flag {
 			parts[len(parts)-1] += ", " + p
 		}
 	}
-	var f *catalog.Flag
+	var names []string
 	metavar := ""
 	for _, p := range parts {
 		name, mv, _ := strings.Cut(p, " ")
 		if !strings.HasPrefix(name, "--") || name == "--help" {
 			continue
 		}
-		if f == nil {
-			f = &catalog.Flag{Name: name, Aliases: []string{}, Dest: strings.ReplaceAll(strings.TrimPrefix(name, "--"), "-", "_"), Type: "str"}
+		names = append(names, name)
+		if metavar == "" {
 			metavar = mv
-			continue
 		}
-		if mv == "" && metavar == "" && name == "--no-"+strings.TrimPrefix(f.Name, "--") {
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	f := &catalog.Flag{Name: names[0], Aliases: []string{}, Dest: strings.ReplaceAll(strings.TrimPrefix(names[0], "--"), "-", "_"), Type: "str"}
+	for _, name := range names[1:] {
+		if metavar == "" && name == "--no-"+strings.TrimPrefix(f.Name, "--") {
 			f.Negation = name
 			continue
 		}
 		f.Aliases = append(f.Aliases, name)
-	}
-	if f == nil {
-		return nil
 	}
 	switch {
 	case f.Negation != "":

@@ -122,3 +122,41 @@ func TestMergeCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHelpPython313: Python 3.13 prints an option's metavar once,
+// after its last spelling ("--tp-size, --tensor-parallel-size TP_SIZE");
+// 3.12 and older repeat it. Both read the same. The text is 3.13.0's.
+func TestParseHelpPython313(t *testing.T) {
+	old := `usage: launch_server.py [-h] [--tp-size TP_SIZE] [--pair LO HI] [--x | --no-x] [--mode {a,b}]
+
+optional arguments:
+  -h, --help            show this help message and exit
+  --tp-size TP_SIZE, --tensor-parallel-size TP_SIZE
+  --pair LO HI, --pr LO HI
+  --x, --no-x
+  --mode {a,b}, --m {a,b}
+`
+	new := `usage: launch_server.py [-h] [--tp-size TP_SIZE] [--pair LO HI] [--x | --no-x] [--mode {a,b}]
+
+options:
+  -h, --help            show this help message and exit
+  --tp-size, --tensor-parallel-size TP_SIZE
+  --pair, --pr LO HI
+  --x, --no-x
+  --mode, --m {a,b}
+`
+	want := `--tp-size aliases=[--tensor-parallel-size] neg="" action=store nargs="" choices=[] required=false deprecated=false repl=""
+--pair aliases=[--pr] neg="" action=store nargs="2" choices=[] required=false deprecated=false repl=""
+--x aliases=[] neg="--no-x" action=boolean_optional nargs="" choices=[] required=false deprecated=false repl=""
+--mode aliases=[--m] neg="" action=store nargs="" choices=[a b] required=false deprecated=false repl=""
+`
+	for name, text := range map[string]string{"3.9": old, "3.13": new} {
+		flags, err := parseHelp(text)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := describeFlags(flags); got != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}

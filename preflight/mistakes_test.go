@@ -90,6 +90,13 @@ func TestMistakes(t *testing.T) {
 			fixedArgs: "  speculative-eagle-topk: 1\n", fixedSubject: "--speculative-eagle-topk",
 		},
 		{
+			name: "ambiguous prefix", args: "  cuda-graph-max: 128\n",
+			check: CheckFlags, subject: "--cuda-graph-max", status: Fail,
+			reason:    "ambiguous: it is a prefix of --cuda-graph-max-bs, --cuda-graph-max-bs-decode or --cuda-graph-max-bs-prefill, so SGLang (argparse) exits with 'ambiguous option'",
+			fix:       "write the full name, e.g. --cuda-graph-max-bs",
+			fixedArgs: "  cuda-graph-max-bs-decode: 128\n", fixedSubject: "--cuda-graph-max-bs-decode",
+		},
+		{
 			name: "word for a number", args: "  tp: eight\n",
 			check: CheckFlags, subject: "--tp", status: Fail,
 			reason:    `"eight" is not an integer: SGLang (argparse) exits with 'argument --tp-size: invalid int value: 'eight''`,
