@@ -42,11 +42,23 @@ type Record struct {
 	Profile     string `json:"profile,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Plan is the redacted plan the server ran; null when unknown.
-	Plan     *launcher.View   `json:"plan"`
-	PlanNote string           `json:"plan_note,omitempty"`
+	Plan     *launcher.View `json:"plan"`
+	PlanNote string         `json:"plan_note,omitempty"`
+	// Observed is the server process found behind a --url, when it runs
+	// on this host.
+	Observed *Observed        `json:"observed,omitempty"`
 	Host     Host             `json:"host"`
 	Server   *ServerStart     `json:"server,omitempty"`
 	Results  []WorkloadResult `json:"workloads"`
+}
+
+// Observed is what was seen of a server sglaunch did not start.
+type Observed struct {
+	ServerPID int `json:"server_pid"`
+	// Argv is the server's command line, secrets redacted.
+	Argv []string `json:"argv,omitempty"`
+	// How says how the server was found.
+	How string `json:"how"`
 }
 
 // ServerStart is how the server's start went.

@@ -177,6 +177,9 @@ func WriteShow(w io.Writer, r *Record) error {
 	}
 	if r.Plan != nil {
 		fmt.Fprintf(tw, "profile\t%s (%s), fingerprint %s\n", r.Profile, r.Plan.Source, short(r.Fingerprint))
+		if r.PlanNote != "" {
+			fmt.Fprintf(tw, "plan\t%s\n", r.PlanNote)
+		}
 	} else {
 		fmt.Fprintf(tw, "profile\t%s\n", orDash(r.PlanNote))
 	}
@@ -185,6 +188,9 @@ func WriteShow(w io.Writer, r *Record) error {
 		how = "already running"
 	}
 	fmt.Fprintf(tw, "server\t%s (%s)\n", r.URL, how)
+	if o := r.Observed; o != nil {
+		fmt.Fprintf(tw, "observed\tpid %d (%s): %s\n", o.ServerPID, o.How, strings.Join(o.Argv, " "))
+	}
 	sg := orDash(r.SGLang)
 	if r.SGLangFrom != "" {
 		sg += " (" + r.SGLangFrom + ")"

@@ -29,9 +29,13 @@ type benchRecord struct {
 	Fingerprint string          `json:"fingerprint"`
 	Plan        json.RawMessage `json:"plan"`
 	PlanNote    string          `json:"plan_note"`
-	SGLang      string          `json:"sglang_version"`
-	SGLangFrom  string          `json:"sglang_version_from"`
-	Host        struct {
+	Observed    *struct {
+		ServerPID int      `json:"server_pid"`
+		Argv      []string `json:"argv"`
+	} `json:"observed"`
+	SGLang     string `json:"sglang_version"`
+	SGLangFrom string `json:"sglang_version_from"`
+	Host       struct {
 		Hostname string `json:"hostname"`
 		CPUs     int    `json:"cpus"`
 	} `json:"host"`
@@ -140,6 +144,9 @@ func TestBenchURL(t *testing.T) {
 	r := onlyRecord(t, e)
 	if r.Status != "ok" || r.Launched || string(r.Plan) != "null" || !strings.HasPrefix(r.PlanNote, "unknown") || r.URL != url {
 		t.Errorf("got record %+v, want ok with the plan unknown", r)
+	}
+	if r.Observed == nil || len(r.Observed.Argv) < 3 || r.Observed.Argv[2] != "sglang.launch_server" {
+		t.Errorf("the hand-started server was not observed: %+v", r.Observed)
 	}
 	if r.SGLang != "0.5.10+sim" || r.SGLangFrom != "/server_info" || r.Host.CPUs < 1 {
 		t.Errorf("got version %q from %q, host %+v", r.SGLang, r.SGLangFrom, r.Host)
@@ -430,6 +437,20 @@ func TestBenchKeepRunning(t *testing.T) {
 		t.Errorf("record saved before the wait: %+v", r)
 	}
 	descendants := descendantsOf(t, p.Cmd.Process.Pid)
+
+	// A --url run finds the launch's plan through its runtime state.
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	other := newEnv(t)
+	other.Vars["XDG_RUNTIME_DIR"] = e.Vars["XDG_RUNTIME_DIR"]
+	quick := filepath.Join(other.Dir, "quick.yaml")
+	os.WriteFile(quick, []byte("name: q\ninput_len: 8\noutput_len: 4\nrequests: 1\n"), 0o644)
+	if _, stderr, code := other.Run("bench", "--url", url, "-w", quick); code != 0 {
+		t.Fatalf("bench --url: exit %d\n%s", code, stderr)
+	}
+	byURL := onlyRecord(t, other)
+	if byURL.Profile != "keep" || byURL.Fingerprint == "" || string(byURL.Plan) == "null" || !strings.HasPrefix(byURL.PlanNote, "from the runtime state") || byURL.Observed == nil || byURL.Observed.ServerPID == 0 {
+		t.Errorf("--url record: profile %q fingerprint %q note %q observed %+v", byURL.Profile, byURL.Fingerprint, byURL.PlanNote, byURL.Observed)
+	}
 	p.Cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.Wait(t, benchBound); code != 0 {
 		t.Fatalf("exit %d, want 0 (the run was ok)\n%s", code, p.Stderr())

@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/verify"
 )
 
 // benchRun is one run: launch or reach the server, run the workloads,
@@ -46,6 +49,7 @@ func (r *benchRun) runURL() error {
 	rec := r.rec
 	rec.URL = r.b.url
 	rec.PlanNote = "unknown: benchmarked an already running server (--url)"
+	r.observe()
 	if r.b.profile != "" {
 		rec.PlanNote += "; workloads from profile " + r.b.profile
 	}
@@ -61,6 +65,26 @@ func (r *benchRun) runURL() error {
 		err = runner.Run(r.runCtx, rec, r.b.workloads)
 	}
 	return r.finish(r.withCause(err))
+}
+
+// observe finds the server behind --url on this host, as verify does:
+// its process, and the plan of the sglaunch launch that runs it, from the
+// launch's runtime state.
+func (r *benchRun) observe() {
+	loc, err := verify.Locate(r.runCtx, verify.Target{URL: r.b.url, RuntimeDir: statedir.Runtime(r.b.settings.StateDir, r.e.getenv)})
+	if err != nil || loc.ServerPID == 0 {
+		return
+	}
+	rec := r.rec
+	rec.Observed = &bench.Observed{ServerPID: loc.ServerPID, How: loc.How}
+	if argv, err := proc.Cmdline(loc.ServerPID); err == nil {
+		rec.Observed.Argv = redact.Argv(argv)
+	}
+	if st := loc.State; st != nil && !st.Stale {
+		view := st.Plan
+		rec.Plan, rec.Profile, rec.Fingerprint = &view, st.Profile, st.Fingerprint
+		rec.PlanNote = fmt.Sprintf("from the runtime state of the sglaunch launch (pid %d) that runs the server; `sglaunch verify --url %s` proves the server runs it", st.SglaunchPID, r.b.url)
+	}
 }
 
 // runLaunched launches the plan's server as serve does, measures it and
