@@ -40,14 +40,25 @@ type marker struct {
 	last bool
 }
 
-var markers = []marker{
-	{[]byte("Load weight begin"), PhaseLoadingWeights, false},
-	{[]byte("Load weight end"), PhaseWeightsLoaded, true},
-	{[]byte("KV Cache is allocated"), PhaseKVCache, true},
-	{[]byte("Capture cuda graph begin"), PhaseCapturingGraphs, false},
-	{[]byte("Capture cuda graph end"), PhaseGraphsCaptured, true},
-	{[]byte("Uvicorn running on"), PhasePortBound, false},
-	{[]byte(ReadyLine), PhaseWarmupDone, false},
+// markerGroups share a prefix, searched for first. During a log flood a
+// block of output is mostly decode lines: one fast pass per anchor, with
+// anchors that start with bytes such lines rarely hold, keeps the tracker
+// far cheaper than the copy through the pipe.
+var markerGroups = []struct {
+	anchor  []byte
+	markers []marker
+}{
+	{[]byte("Load weight "), []marker{
+		{[]byte("Load weight begin"), PhaseLoadingWeights, false},
+		{[]byte("Load weight end"), PhaseWeightsLoaded, true},
+	}},
+	{[]byte("KV Cache is allocated"), []marker{{[]byte("KV Cache is allocated"), PhaseKVCache, true}}},
+	{[]byte("Capture cuda graph "), []marker{
+		{[]byte("Capture cuda graph begin"), PhaseCapturingGraphs, false},
+		{[]byte("Capture cuda graph end"), PhaseGraphsCaptured, true},
+	}},
+	{[]byte("Uvicorn running on"), []marker{{[]byte("Uvicorn running on"), PhasePortBound, false}}},
+	{[]byte("fired up and ready to roll"), []marker{{[]byte(ReadyLine), PhaseWarmupDone, false}}},
 }
 
 // Tracker follows the server's output during the load: the phases seen,
@@ -88,12 +99,17 @@ func (t *Tracker) Observe(b []byte) {
 	if t.done.Load() {
 		return
 	}
-	// One pass per marker over the block: a block is a run of lines read
-	// together, so every line in it has the same time anyway.
-	var hits []int
-	for i := range markers {
-		if bytes.Contains(b, markers[i].text) {
-			hits = append(hits, i)
+	// A block is a run of lines read together, so every line in it has
+	// the same time anyway: whether a marker occurs is all that matters.
+	var hits []marker
+	for _, g := range markerGroups {
+		if !bytes.Contains(b, g.anchor) {
+			continue
+		}
+		for _, m := range g.markers {
+			if bytes.Contains(b, m.text) {
+				hits = append(hits, m)
+			}
 		}
 	}
 	if len(hits) == 0 {
@@ -102,8 +118,8 @@ func (t *Tracker) Observe(b []byte) {
 	at := now.Sub(t.start)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, i := range hits {
-		t.record(markers[i], at)
+	for _, m := range hits {
+		t.record(m, at)
 	}
 }
 
