@@ -278,7 +278,13 @@ func (f *Flag) parseValueType(typePart string) {
 	// "(Optional[bool])" is not a choice list.
 	if m := reChoices.FindStringSubmatch(reParen.ReplaceAllString(typePart, "")); m != nil {
 		var choices []string
-		for _, c := range strings.Split(m[1], ",") {
+		list := m[1]
+		// "choices[NAME: a,b]" and "choices[label text: a,b]": the label
+		// says where the list comes from; the choices follow the colon.
+		if i := strings.Index(list, ": "); i >= 0 {
+			list = list[i+2:]
+		}
+		for _, c := range strings.Split(list, ",") {
 			c = strings.TrimSpace(reParen.ReplaceAllString(c, ""))
 			if c != "" {
 				choices = append(choices, c)

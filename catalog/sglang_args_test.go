@@ -69,12 +69,18 @@ func TestChoices(t *testing.T) {
 		{"--tool-call-parser", "kimi_k2", 0},
 		{"--reasoning-parser", "kimi_k2", 0},
 		{"--speculative-ngram-match-type", "BFS", 2},
+		{"--quantization", "awq", 0},
+		{"--speculative-draft-model-quantization", "fp8", 0},
+		{"--kv-canary-real-data", "none", 3},
 	}
 	for _, tt := range tests {
 		f, _, _ := a.Resolve(tt.opt)
 		if !slices.Contains(f.Choices, tt.want) || (tt.n > 0 && len(f.Choices) != tt.n) {
 			t.Errorf("%s: choices %v, want %d holding %q", tt.opt, f.Choices, tt.n, tt.want)
 		}
+	}
+	if f, _, _ := a.Resolve("--quantization"); f.Choices[0] != "awq" {
+		t.Errorf("--quantization: first choice %q, want awq (no label)", f.Choices[0])
 	}
 	if f, _, _ := a.Resolve("--enable-multimodal"); f.Choices != nil {
 		t.Errorf("--enable-multimodal: got choices %v, want none", f.Choices)

@@ -139,11 +139,6 @@ func readMetavar(mv string) (nargs string, choices []string) {
 	if strings.HasPrefix(first, "{") {
 		body := strings.TrimSuffix(strings.TrimSuffix(first, "]"), "}")[1:]
 		for _, c := range strings.Split(body, ",") {
-			// A choice list documented as "NAME: a,b" shows its label
-			// in the first item; argparse itself never prints one.
-			if i := strings.LastIndex(c, ": "); i >= 0 {
-				c = c[i+2:]
-			}
 			if c = strings.TrimSpace(c); c != "" {
 				choices = append(choices, c)
 			}

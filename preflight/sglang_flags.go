@@ -189,7 +189,7 @@ func checkValues(c *verdicts, f *catalog.Flag, u catalog.Use) {
 			fmt.Sprintf("write %s %s", u.Written, display(f, strings.Join(vals[:hi], " "))))
 		vals = vals[:hi]
 	}
-	choices := cleanChoices(f.Choices)
+	choices := f.Choices
 	for _, v := range vals {
 		typ := f.Type
 		if typ == "int" && catalog.HumanReadableInt(f.Name) {
@@ -279,17 +279,6 @@ func pyFloat(s string) bool {
 	}
 	_, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
 	return err == nil
-}
-
-// cleanChoices drops the label some catalog choice lists carry in their
-// first item ("QUANTIZATION_CHOICES: awq").
-func cleanChoices(choices []string) []string {
-	if len(choices) == 0 || !strings.Contains(choices[0], ": ") {
-		return choices
-	}
-	out := append([]string(nil), choices...)
-	out[0] = out[0][strings.LastIndex(out[0], ": ")+2:]
-	return out
 }
 
 func containsStr(s []string, v string) bool {

@@ -3,6 +3,7 @@ package test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -20,6 +21,8 @@ const (
 	commandTimeout = 2 * time.Minute
 	waitTimeout    = 30 * time.Second
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 var (
 	sglaunchBin string // built once by TestMain
@@ -219,4 +222,26 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z' && s[i+2] != 'X'
 	}
 	return true
+}
+
+// golden compares got with testdata/NAME.golden, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run go test ./test -run %s -update): %v", t.Name(), err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
 }

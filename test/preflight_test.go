@@ -2,7 +2,6 @@ package test
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -12,15 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// updateGolden reads -update, defining it unless another file has.
-var updateGolden = func() func() bool {
-	if f := flag.Lookup("update"); f != nil {
-		return func() bool { return f.Value.String() == "true" }
-	}
-	b := flag.Bool("update", false, "rewrite the golden files under testdata/")
-	return func() bool { return *b }
-}()
 
 // normalizePreflight replaces what differs between machines and runs:
 // the interpreter, the simulator's directory, the port, the duration.
@@ -38,26 +28,6 @@ func normalizePreflight(out string, port int) string {
 	return regexp.MustCompile(` +`).ReplaceAllString(out, " ")
 }
 
-func preflightGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if updateGolden() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./test -run %s -update): %v", name, err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // TestPreflightDemo: the demo profile against the simulator through the
 // real binary and python3: flags from the sim's argparse --help, the
@@ -74,7 +44,7 @@ func TestPreflightDemo(t *testing.T) {
 	if !strings.Contains(stdout, "sglang 0.5.10+sim, flags from --help\n") {
 		t.Errorf("first run: header does not say the flags came from --help:\n%s", stdout)
 	}
-	preflightGolden(t, t.Name(), normalizePreflight(stdout, port))
+	golden(t, t.Name(), normalizePreflight(stdout, port))
 
 	stdout, _, code = e.Run("preflight", "--profile", "demo", "--set", set)
 	if code != 0 || !strings.Contains(stdout, "flags from --help (cached)\n") {
