@@ -28,7 +28,6 @@ func normalizePreflight(out string, port int) string {
 	return regexp.MustCompile(` +`).ReplaceAllString(out, " ")
 }
 
-
 // TestPreflightDemo: the demo profile against the simulator through the
 // real binary and python3: flags from the sim's argparse --help, the
 // three expected warnings, exit 0; the second run uses the cached flag
