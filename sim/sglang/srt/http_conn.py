@@ -310,13 +310,8 @@ class HttpConnection:
         self.write(self._head(status, extra))
         self.server.access_log(self, status)
 
-    def write_chunk(self, data):
-        if not self.closed:
-            self.write(b"%x\r\n%s\r\n" % (len(data), data))
-
-    def end_stream(self):
-        if not self.closed:
-            self.write(b"0\r\n\r\n")
+    def finish(self):
+        """The response is complete (a stream's last chunk was written)."""
         self._done()
 
     def _done(self):

@@ -102,6 +102,7 @@ class SimHttpServer:
         self.access_enabled = level in ("debug", "info", "trace")
         self.access_exclude = tuple(server_args.get("uvicorn_access_log_exclude_prefixes") or ())
         self.api_key = server_args.get("api_key")
+        self._access_lines = []
         self.health_failed = False
         self.routes = {
             "/health": (("GET",), self.health),
@@ -123,8 +124,15 @@ class SimHttpServer:
     def access_log(self, conn, status):
         if not self.access_enabled or conn.path.startswith(self.access_exclude or ("\0",)):
             return
-        line = uvicorn_line(f'{conn.peer} - "{conn.request_line}" {status} {REASONS.get(status, "")}')
-        write_all(1, line.encode())
+        # One write per loop iteration: a burst of 256 requests is one
+        # syscall, not 256 on the way to their first tokens.
+        if not self._access_lines:
+            self.loop.call_soon(self._flush_access_log)
+        self._access_lines.append(uvicorn_line(f'{conn.peer} - "{conn.request_line}" {status} {REASONS.get(status, "")}'))
+
+    def _flush_access_log(self):
+        lines, self._access_lines = self._access_lines, []
+        write_all(1, "".join(lines).encode())
 
     def dispatch(self, conn, method, path, headers, body, t0):
         route = self.routes.get(path)
@@ -220,9 +228,9 @@ class SimHttpServer:
         a = self.args
         spec = a.get("speculative_algorithm")
         dp = max(1, int(a.get("dp_size", 1)))
-        elapsed = max(1e-9, time.monotonic() - self.tm._last_decode_log[0])
+        elapsed = max(1e-9, time.monotonic() - self.tm.last_decode_log[0])
         state = {
-            "last_gen_throughput": round((self.tm.tokens_out - self.tm._last_decode_log[1]) / elapsed, 2),
+            "last_gen_throughput": round((self.tm.tokens_out - self.tm.last_decode_log[1]) / elapsed, 2),
             "memory_usage": {
                 "weight": 15.02,
                 "kvcache": round(2 * kv_cache_gb(self.engine.facts["max_total_num_tokens"]), 2),

@@ -1,34 +1,32 @@
-"""Request state and token timing of the simulated server.
+"""Requests of the simulated server and the state SGLang's tokenizer manager
+keeps: server status, in-flight requests, and the shutdown flags.
 
-Timing is the point of the sim. Token i (0-based) of a request is due at
-``arrival + TTFT + i * ITL`` on CLOCK_MONOTONIC, where arrival is when the
-request's first byte was read. Deadlines are absolute, so a late wake-up delays
-one token and never the ones after it. All streams share one TokenClock: a heap
-of deadlines and one timerfd armed at the earliest, watched by the asyncio loop.
-The timerfd fires within microseconds; epoll's own 1 ms timeout granularity
-would bias every TTFT by about half a millisecond.
+Token i (0-based) of a request is due at ``arrival + TTFT + i * ITL``, where
+arrival is the kernel's receive time of the request's first bytes (see
+http_conn.py) and the deadlines are kept by token_clock.py. Each token's HTTP
+chunk is built ahead of its deadline, so at the deadline only a write remains.
 
 Also read here, as SGLang's tokenizer manager reads it: SGL_FORCE_SHUTDOWN (a
 SIGTERM exits at once instead of draining).
 """
 
-import heapq
 import json
 import os
 import time
-import traceback
-import uuid
 
-from sglang.srt.utils import TimerFD, logger, sched_logger
+from sglang.srt.token_clock import Call, TokenClock
+from sglang.srt.utils import sched_logger
 
 # Plain ASCII words with no JSON-special characters, so that chunks can be
 # assembled without escaping.
-VOCAB = (
-    " the of and to in a is that for it as was with be by on not he I this are or his from at which"
-    " but have an had they you were their one all we can her has there been if more when will would"
-    " who so no"
-).split(" ")[1:]
-VOCAB = [" " + w for w in VOCAB]
+VOCAB = [
+    " " + w
+    for w in (
+        "the of and to in a is that for it as was with be by on not he I this are or his from at which"
+        " but have an had they you were their one all we can her has there been if more when will would"
+        " who so no"
+    ).split()
+]
 
 
 def approx_tokens(text):
@@ -37,106 +35,12 @@ def approx_tokens(text):
     return max(1, (n + 3) // 4)
 
 
-class TokenClock:
-    """Calls job.fire(deadline) for each job at its absolute deadline.
-
-    An idle CPU takes 50-200 us to wake (more on a VM), which would add to
-    every time to first token. So the timer is armed early by the wake-up
-    latency it has observed (a moving average), and a wake-up that comes in
-    ahead of the deadline waits out the last microseconds in a spin: the job
-    runs within microseconds of its deadline, and the spin costs little CPU
-    because it is as long as the latency's scatter, not its mean.
-    """
-
-    SPIN_MAX = 0.0005  # never spin longer than this; re-arm instead
-    LEAD_MAX = 0.0008
-
-    def __init__(self, loop):
-        self.loop = loop
-        self.heap = []
-        self.seq = 0
-        self.armed = None  # the deadline the timer is armed for
-        self.armed_at = 0.0  # when the timer itself fires (deadline - lead)
-        self.lead = 0.0001
-        self.running = False
-        self.handle = None
-        try:
-            self.tfd = TimerFD()
-            loop.add_reader(self.tfd.fd, self._on_timer)
-        except OSError:
-            self.tfd = None
-
-    def at(self, when, job):
-        heapq.heappush(self.heap, (when, self.seq, job))
-        self.seq += 1
-        if not self.running and (self.armed is None or when < self.armed):
-            self._arm(when)
-
-    def _arm(self, when):
-        self.armed = when
-        self.armed_at = when - self.lead
-        if self.tfd is not None:
-            self.tfd.arm(self.armed_at)
-        else:
-            if self.handle is not None:
-                self.handle.cancel()
-            self.handle = self.loop.call_at(when, self._on_timer)
-
-    def _on_timer(self):
-        now = time.monotonic()
-        if self.tfd is not None:
-            self.tfd.drain()
-            if self.armed is not None:
-                late = min(max(now - self.armed_at, 0.0), self.LEAD_MAX)
-                self.lead += (late - self.lead) * 0.05
-        self.armed = None
-        heap = self.heap
-        if not heap:
-            return
-        first = heap[0][0]
-        if first > now:
-            if first - now > self.SPIN_MAX:
-                self._arm(first)
-                return
-            while time.monotonic() < first:
-                pass
-        self.running = True
-        try:
-            limit = time.monotonic() + 0.00002
-            while heap and heap[0][0] <= limit:
-                when, _, job = heapq.heappop(heap)
-                try:
-                    job.fire(when)
-                except Exception:
-                    logger.error(f"TokenClock job failed: {traceback.format_exc()}")
-                if heap and heap[0][0] > limit:
-                    limit = time.monotonic() + 0.00002
-                    nxt = heap[0][0]
-                    if limit < nxt <= limit + self.SPIN_MAX / 4:
-                        # The next deadline is too close to sleep for.
-                        while time.monotonic() < nxt:
-                            pass
-                        limit = time.monotonic() + 0.00002
-        finally:
-            self.running = False
-        if heap:
-            self._arm(heap[0][0])
+def _frame(data):
+    """One HTTP/1.1 chunk."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
-class _Call:
-    """A one-shot clock job."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn):
-        self.fn = fn
-
-    def fire(self, when):
-        self.fn()
-
-
-def _fmt(x):
-    return f"{x:.6f}".rstrip("0").rstrip(".") if isinstance(x, float) else str(x)
+_END = _frame(b"data: [DONE]\n\n") + b"0\r\n\r\n"
 
 
 class GenRequest:
@@ -144,7 +48,7 @@ class GenRequest:
 
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
-        "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "frozen",
+        "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "pending",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):
@@ -154,27 +58,31 @@ class GenRequest:
         self.stream = stream
         self.t0 = t0
         self.n = n
-        self.i = 0
+        self.i = 0  # tokens sent
         self.prompt_tokens = prompt_tokens
-        self.rid = uuid.uuid4().hex
+        self.rid = os.urandom(16).hex()  # SGLang's rids are uuid4().hex
         self.text = ""
         self.include_usage = include_usage
         self.model_json = json.dumps(model)
         self.created = int(time.time())
         self.cancelled = False
-        self.frozen = False
         self.offset = int(self.rid[:4], 16) % len(VOCAB)
         self.finish_json = '{"type":"length","length":%d}' % n
+        self.pending = b""  # the bytes to write at the next deadline
 
-    # -- schedule ----------------------------------------------------------
+    def token(self, i):
+        return VOCAB[(self.offset + i * 7) % len(VOCAB)]
 
     def deadline(self, i):
         return self.t0 + self.tm.ttft + i * self.tm.itl
+
+    # -- schedule ----------------------------------------------------------
 
     def start(self):
         self.tm.rid_to_state[self.rid] = self
         if self.stream:
             self.conn.start_stream()
+            self.pending = self._build(0)
             self.tm.clock.at(self.deadline(0), self)
         else:
             self.tm.clock.at(self.deadline(max(0, self.n - 1)), self)
@@ -186,43 +94,48 @@ class GenRequest:
             self.tm.rid_to_state.pop(self.rid, None)
 
     def fire(self, when):
-        if self.cancelled:
-            return
-        tm = self.tm
-        if tm.hung:
-            # A rank is stuck in a collective: nothing more comes out.
-            self.frozen = True
-            return
+        """At the deadline: write what was built for it, nothing else."""
+        if self.cancelled or self.tm.hung:
+            return False  # a hung rank sends nothing more, ever
         if not self.stream:
             self._respond_whole()
+            return False
+        self.conn.write(self.pending)
+        return True
+
+    def after(self):
+        """After every due write: count, then build and schedule the next."""
+        tm = self.tm
+        self.i += 1
+        tm.tokens_out += 1 if self.n else 0
+        if self.i >= self.n:
+            tm.rid_to_state.pop(self.rid, None)
+            tm.requests_done += 1
+            self.conn.finish()
             return
-        conn = self.conn
-        if self.n == 0:
-            self.text = ""
-            conn.write_chunk(self._chunk_for("", 0, True))
-            self._finish_stream()
-            return
-        i = self.i
-        tok = VOCAB[(self.offset + i * 7) % len(VOCAB)]
-        self.text += tok
-        self.i = i + 1
-        tm.tokens_out += 1
-        last = self.i >= self.n
-        conn.write_chunk(self._chunk_for(tok, self.i, last))
-        if last:
-            self._finish_stream()
-        else:
-            tm.clock.at(self.deadline(self.i), self)
+        self.pending = self._build(self.i)
+        tm.clock.at(self.deadline(self.i), self)
 
     # -- output ------------------------------------------------------------
 
+    def _build(self, i):
+        """The HTTP chunk(s) for token i of a stream, and the end of the
+        stream after the last."""
+        last = i >= self.n - 1
+        if self.n == 0:
+            return _frame(self._events("", 0, True)) + _END
+        tok = self.token(i)
+        self.text += tok
+        out = _frame(self._events(tok, i + 1, last))
+        return out + _END if last else out
+
     def _meta(self, completion_tokens, last):
         finish = self.finish_json if last else "null"
-        e2e = time.monotonic() - self.t0
+        e2e = self.tm.ttft + max(0, completion_tokens - 1) * self.tm.itl
         return (
             '{"id":"%s","finish_reason":%s,"prompt_tokens":%d,"weight_version":"default",'
-            '"total_retractions":0,"completion_tokens":%d,"cached_tokens":0,"e2e_latency":%s}'
-            % (self.rid, finish, self.prompt_tokens, completion_tokens, _fmt(e2e))
+            '"total_retractions":0,"completion_tokens":%d,"cached_tokens":0,"e2e_latency":%.6f}'
+            % (self.rid, finish, self.prompt_tokens, completion_tokens, e2e)
         )
 
     def _usage(self, completion_tokens):
@@ -232,8 +145,8 @@ class GenRequest:
             completion_tokens,
         )
 
-    def _chunk_for(self, tok, k, last):
-        """The SSE event(s) for token k (1-based count) of a stream."""
+    def _events(self, tok, k, last):
+        """The SSE event(s) carrying token k (1-based count) of a stream."""
         if self.kind == "generate":
             body = '{"text":"%s","meta_info":%s}' % (self.text, self._meta(k, last))
             return b"data: " + body.encode() + b"\n\n"
@@ -244,18 +157,13 @@ class GenRequest:
                 % (self.rid, self.created, self.model_json, tok)
             )
             out = b"data: " + body.encode() + b"\n\n"
-            if last:
-                out += self._openai_tail("text_completion", '"text":""')
-            return out
-        # chat
+            return out + self._openai_tail("text_completion") if last else out
         out = b""
         if k == 1:
             out += self._chat_event('{"role":"assistant","content":""}', "null")
         if tok:
             out += self._chat_event('{"role":null,"content":"%s"}' % tok, "null")
-        if last:
-            out += self._openai_tail("chat.completion.chunk", None)
-        return out
+        return out + self._openai_tail("chat.completion.chunk") if last else out
 
     def _chat_event(self, delta, finish):
         body = (
@@ -265,15 +173,15 @@ class GenRequest:
         )
         return b"data: " + body.encode() + b"\n\n"
 
-    def _openai_tail(self, obj, text_field):
+    def _openai_tail(self, obj):
         """The finish event and, if asked, the usage event of an OpenAI stream."""
         if obj == "chat.completion.chunk":
             out = self._chat_event('{"role":null,"content":null}', '"length"')
         else:
             body = (
-                '{"id":"%s","object":"%s","created":%d,"model":%s,"choices":[{"index":0,%s,'
+                '{"id":"%s","object":"%s","created":%d,"model":%s,"choices":[{"index":0,"text":"",'
                 '"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":null}'
-                % (self.rid, obj, self.created, self.model_json, text_field)
+                % (self.rid, obj, self.created, self.model_json)
             )
             out = b"data: " + body.encode() + b"\n\n"
         if self.include_usage:
@@ -283,39 +191,31 @@ class GenRequest:
             out += b"data: " + body.encode() + b"\n\n"
         return out
 
-    def _finish_stream(self):
-        self.conn.write_chunk(b"data: [DONE]\n\n")
-        self.conn.end_stream()
-        self.tm.rid_to_state.pop(self.rid, None)
-        self.tm.requests_done += 1
-
     def full_text(self):
-        return "".join(VOCAB[(self.offset + i * 7) % len(VOCAB)] for i in range(self.n))
+        return "".join(self.token(i) for i in range(self.n))
 
     def _respond_whole(self):
-        text = self.full_text()
-        self.tm.tokens_out += self.n
+        text = json.dumps(self.full_text())
+        tm = self.tm
+        tm.tokens_out += self.n
         if self.kind == "generate":
-            body = '{"text":%s,"output_ids":%s,"meta_info":%s}' % (
-                json.dumps(text),
-                json.dumps([(self.offset + i * 7) % len(VOCAB) + 1000 for i in range(self.n)]),
-                self._meta(self.n, True),
-            )
+            ids = json.dumps([(self.offset + i * 7) % len(VOCAB) + 1000 for i in range(self.n)])
+            body = '{"text":%s,"output_ids":%s,"meta_info":%s}' % (text, ids, self._meta(self.n, True))
         elif self.kind == "completions":
             body = (
                 '{"id":"%s","object":"text_completion","created":%d,"model":%s,"choices":[{"index":0,'
                 '"text":%s,"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s}'
-                % (self.rid, self.created, self.model_json, json.dumps(text), self._usage(self.n))
+                % (self.rid, self.created, self.model_json, text, self._usage(self.n))
             )
         else:
             body = (
                 '{"id":"%s","object":"chat.completion","created":%d,"model":%s,"choices":[{"index":0,'
                 '"message":{"role":"assistant","content":%s,"reasoning_content":null,"tool_calls":null},'
                 '"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s}'
-                % (self.rid, self.created, self.model_json, json.dumps(text), self._usage(self.n))
+                % (self.rid, self.created, self.model_json, text, self._usage(self.n))
             )
-        self.tm.rid_to_state.pop(self.rid, None)
-        self.tm.requests_done += 1
+        tm.rid_to_state.pop(self.rid, None)
+        tm.requests_done += 1
         self.conn.send_response(200, body.encode())
 
 
@@ -338,23 +238,35 @@ class TokenizerManager:
         self.requests_done = 0
         self.prompt_tokens_total = 0
         self.force_shutdown = os.environ.get("SGL_FORCE_SHUTDOWN", "").lower() in ("1", "true", "yes")
-        self._last_decode_log = (time.monotonic(), 0)
+        self.last_decode_log = (time.monotonic(), 0)
         interval = int(server_args.get("decode_log_interval", 40))
         self.decode_log_period = max(0.05, interval * max(self.itl, 0.001))
         self._decode_log_handle = None
+        self._prefill = None  # (requests, tokens) arrived in this loop iteration
 
     def at(self, when, fn):
-        self.clock.at(when, _Call(fn))
+        self.clock.at(when, Call(fn))
 
     def submit(self, req):
         self.prompt_tokens_total += req.prompt_tokens
-        sched_logger.info(
-            f"Prefill batch, #new-seq: 1, #new-token: {req.prompt_tokens}, #cached-token: 0, "
-            f"token usage: {self.token_usage():.2f}, #running-req: {len(self.rid_to_state)}, #queue-req: 0, "
-        )
+        # SGLang logs one line per prefill batch: everything that arrived
+        # together is one batch.
+        if self._prefill is None:
+            self._prefill = [0, 0, len(self.rid_to_state)]
+            self.loop.call_soon(self._log_prefill)
+        self._prefill[0] += 1
+        self._prefill[1] += req.prompt_tokens
         req.start()
         if self._decode_log_handle is None:
             self._decode_log_handle = self.loop.call_later(self.decode_log_period, self._decode_log)
+
+    def _log_prefill(self):
+        seqs, tokens, running = self._prefill
+        self._prefill = None
+        sched_logger.info(
+            f"Prefill batch, #new-seq: {seqs}, #new-token: {tokens}, #cached-token: 0, "
+            f"token usage: {self.token_usage():.2f}, #running-req: {running}, #queue-req: 0, "
+        )
 
     def token_usage(self):
         total = self.facts["max_total_num_tokens"]
@@ -367,9 +279,9 @@ class TokenizerManager:
         if running == 0 or self.hung:
             return
         now = time.monotonic()
-        t_last, n_last = self._last_decode_log
+        t_last, n_last = self.last_decode_log
         rate = (self.tokens_out - n_last) / (now - t_last) if now > t_last else 0.0
-        self._last_decode_log = (now, self.tokens_out)
+        self.last_decode_log = (now, self.tokens_out)
         tokens = sum(r.prompt_tokens + r.i for r in self.rid_to_state.values())
         sched_logger.info(
             f"Decode batch, #running-req: {running}, #token: {tokens}, token usage: {self.token_usage():.2f}, "
