@@ -134,7 +134,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 
 type summary struct {
 	ttft, wired, itl, itlP99 time.Duration
-	tokPerSec         float64 // median over streams of (tokens-1)/span
+	tokPerSec                float64 // median over streams of (tokens-1)/span
 }
 
 func summarize(stats []streamStats) summary {
