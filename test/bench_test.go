@@ -422,8 +422,11 @@ func TestBenchInterrupted(t *testing.T) {
 
 func TestBenchKeepRunning(t *testing.T) {
 	e := newEnv(t)
-	port := simProfile(t, e, "keep", fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
-	p := e.Start("bench", "--profile", "keep", "--keep-running")
+	// Run state lives in /run/sglaunch for root, shared by concurrent
+	// test runs: a name of this run's own keeps the file ours.
+	name := fmt.Sprintf("keep-%d", os.Getpid())
+	port := simProfile(t, e, name, fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
+	p := e.Start("bench", "--profile", name, "--keep-running")
 	waitFor(t, benchBound, "server kept running", func() bool {
 		return strings.Contains(p.Stderr(), "server kept running at") || isDone(p)
 	})
@@ -448,7 +451,7 @@ func TestBenchKeepRunning(t *testing.T) {
 		t.Fatalf("bench --url: exit %d\n%s", code, stderr)
 	}
 	byURL := onlyRecord(t, other)
-	if byURL.Profile != "keep" || byURL.Fingerprint == "" || string(byURL.Plan) == "null" || !strings.HasPrefix(byURL.PlanNote, "from the runtime state") || byURL.Observed == nil || byURL.Observed.ServerPID == 0 {
+	if byURL.Profile != name || byURL.Fingerprint == "" || string(byURL.Plan) == "null" || !strings.HasPrefix(byURL.PlanNote, "from the runtime state") || byURL.Observed == nil || byURL.Observed.ServerPID == 0 {
 		t.Errorf("--url record: profile %q fingerprint %q note %q observed %+v", byURL.Profile, byURL.Fingerprint, byURL.PlanNote, byURL.Observed)
 	}
 	p.Cmd.Process.Signal(syscall.SIGTERM)
