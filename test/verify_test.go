@@ -270,3 +270,41 @@ func lineWith(out string, words ...string) bool {
 	}
 	return false
 }
+
+// TestVerifyReferenceScenario is the deployment this project comes from:
+// the benchmark ran with the NCCL tuning; the hand-written unit did not
+// have it. verify against the bench record names every missing NCCL
+// variable; the same deployment started by sglaunch serve matches.
+func TestVerifyReferenceScenario(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
+	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim"); code != 0 {
+		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	}
+	rec := onlyRecord(t, e)
+
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+	srv := startByHand(t, argv, handEnv(planEnv["PYTHONPATH"]))
+	waitHealthy(t, port)
+	stdout, stderr, code := e.Run("verify", "--record", rec.ID, "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 1 {
+		t.Fatalf("verify of the hand-started deployment: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, name := range []string{"NCCL_PROTO", "NCCL_ALGO", "NCCL_P2P_LEVEL", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_NTHREADS"} {
+		if !lineWith(stdout, "MISSING", name) {
+			t.Errorf("verify does not list %s as MISSING:\n%s", name, stdout)
+		}
+	}
+	_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+	_ = srv.Wait()
+
+	p := e.Start("serve", "--profile", "kimi-on-sim")
+	waitHealthy(t, port)
+	stdout, stderr, code = e.Run("verify", "--record", rec.ID, "--pid", strconv.Itoa(p.Cmd.Process.Pid))
+	if code != 0 {
+		t.Errorf("verify of sglaunch serve (via sglaunch's pid): exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+}

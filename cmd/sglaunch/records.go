@@ -9,5 +9,16 @@ import (
 
 // recordPlan returns the plan stored with a bench record and a label.
 func (e *env) recordPlan(c *cli.Context, id string) (launcher.View, string, error) {
-	return launcher.View{}, "", inputerr.Errorf("record %s: bench records are not available yet", id)
+	store, err := e.recordStore(c)
+	if err != nil {
+		return launcher.View{}, "", err
+	}
+	rec, err := store.Get(id)
+	if err != nil {
+		return launcher.View{}, "", err
+	}
+	if rec.Plan == nil {
+		return launcher.View{}, "", inputerr.Errorf("record %s benchmarked %s without a known plan (a --url run of a server sglaunch did not start); compare against a profile instead", rec.ID, rec.URL)
+	}
+	return *rec.Plan, "record " + rec.ID, nil
 }
