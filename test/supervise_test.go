@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -200,21 +201,20 @@ func msgCount(msgs []string, s string) int {
 func TestServeSystemdNotify(t *testing.T) {
 	e := newEnv(t)
 	rec := filepath.Join(e.Dir, "record.json")
-	var port int
-	var readyProbe int
-	var readyOnce sync.Once
-	sock := listenNotify(t, func(m string) {
-		if strings.Contains(m, "READY=1") {
-			// At the moment READY=1 arrives, /health must already be 200.
-			readyOnce.Do(func() { readyProbe = healthStatus(port) })
-		}
-	})
-	port = simProfile(t, e, "slow", map[string]string{
+	port := simProfile(t, e, "slow", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":   "1.5",
 		"SGLANG_SIM_WARMUP_SECONDS": "1.5",
 		"SGLANG_SIM_TTFT_MS":        "5",
 		"SGLANG_SIM_RECORD":         rec,
 	}, "health:\n  poll_interval: 100ms\n  interval: 200ms\n")
+	var readyProbe atomic.Int32
+	var readyOnce sync.Once
+	sock := listenNotify(t, func(m string) {
+		if strings.Contains(m, "READY=1") {
+			// At the moment READY=1 arrives, /health must already be 200.
+			readyOnce.Do(func() { readyProbe.Store(int32(healthStatus(port))) })
+		}
+	})
 	e.Vars["NOTIFY_SOCKET"] = sock.Path
 	e.Vars["WATCHDOG_USEC"] = "400000"
 	p := e.Start("serve", "--profile", "slow", "--log-file", filepath.Join(e.Dir, "server.log"))
@@ -222,6 +222,7 @@ func TestServeSystemdNotify(t *testing.T) {
 	waitFor(t, waitTimeout, "WATCHDOG=1", func() bool { return msgIndex(sock.Messages(), "WATCHDOG=1") >= 0 })
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
+	waitFor(t, waitTimeout, "STOPPING=1", func() bool { return msgIndex(sock.Messages(), "STOPPING=1") >= 0 })
 
 	msgs := sock.Messages()
 	ready := msgIndex(msgs, "READY=1")
@@ -231,8 +232,8 @@ func TestServeSystemdNotify(t *testing.T) {
 	case msgCount(msgs, "READY=1") != 1:
 		t.Errorf("READY=1 sent %d times, want once: %q", msgCount(msgs, "READY=1"), msgs)
 	}
-	if readyProbe != http.StatusOK {
-		t.Errorf("/health answered %d when READY=1 arrived, want 200", readyProbe)
+	if got := readyProbe.Load(); got != http.StatusOK {
+		t.Errorf("/health answered %d when READY=1 arrived, want 200", got)
 	}
 	if s := msgIndex(msgs, "STATUS=loading"); s < 0 || s > ready {
 		t.Errorf("no STATUS= during the load before READY=1: %q", msgs)
