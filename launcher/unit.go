@@ -3,9 +3,11 @@ package launcher
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/profiles"
 )
@@ -30,13 +32,26 @@ const (
 // DefaultUnitName is the unit name for a profile: sglang-<profile>.
 func DefaultUnitName(plan *Plan) string { return "sglang-" + plan.Profile }
 
+var (
+	// unitNameRE is what systemd accepts in a unit name (before .service).
+	unitNameRE = regexp.MustCompile(`^[A-Za-z0-9:_.@\\-]{1,200}$`)
+	// userRE accepts account names (as useradd does) and numeric ids.
+	userRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$|^[0-9]+$`)
+)
+
 // Unit renders a systemd service unit that runs `sglaunch serve` for the
 // plan's profile. The server's flags and environment stay in the profile:
 // the unit has no Environment= lines.
-func Unit(plan *Plan, o UnitOptions) string {
-	name := o.Name
+func Unit(plan *Plan, o UnitOptions) (string, error) {
+	name := strings.TrimSuffix(o.Name, ".service")
 	if name == "" {
 		name = DefaultUnitName(plan)
+	}
+	if !unitNameRE.MatchString(name) {
+		return "", inputerr.Errorf("--name %q: a unit name holds only letters, digits and :_.@- (like sglang-kimi)", o.Name)
+	}
+	if o.User != "" && !userRE.MatchString(o.User) {
+		return "", inputerr.Errorf("--user %q: want an account name (like sglang) or a numeric uid", o.User)
 	}
 	ref := plan.Profile
 	if plan.Source != profiles.BuiltinSource {
@@ -87,7 +102,7 @@ func Unit(plan *Plan, o UnitOptions) string {
 	w("")
 	w("[Install]")
 	w("WantedBy=multi-user.target")
-	return b.String()
+	return b.String(), nil
 }
 
 // seconds renders a duration for systemd, rounded up to whole seconds.
@@ -101,9 +116,9 @@ func seconds(d time.Duration) string {
 func execQuote(s string) string {
 	s = strings.ReplaceAll(s, "%", "%%")
 	s = strings.ReplaceAll(s, "$", "$$")
-	if s != "" && !strings.ContainsAny(s, " \t\"'\\;") {
+	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\;") {
 		return s
 	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return `"` + r.Replace(s) + `"`
 }

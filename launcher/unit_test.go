@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -15,6 +16,7 @@ func TestExecQuote(t *testing.T) {
 		{"/p/100%/x", "/p/100%%/x"},
 		{"/p/$HOME", "/p/$$HOME"},
 		{`/p/a"b`, `"/p/a\"b"`},
+		{"/p/a\nb", `"/p/a\nb"`},
 	}
 	for _, tt := range tests {
 		if got := execQuote(tt.in); got != tt.want {
@@ -31,7 +33,10 @@ func TestUnitTimeouts(t *testing.T) {
 	settings["health.start_timeout"] = profiles.Value{Text: "45m"}
 	settings["stop_timeout"] = profiles.Value{Text: "1m"}
 	plan := &Plan{Profile: "kimi", Source: profiles.BuiltinSource, Settings: settings, Fingerprint: strings.Repeat("0", 64)}
-	u := Unit(plan, UnitOptions{Exe: "/usr/local/bin/sglaunch"})
+	u, err := Unit(plan, UnitOptions{Exe: "/usr/local/bin/sglaunch"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"ExecStart=/usr/local/bin/sglaunch serve --profile kimi\n",
 		"TimeoutStartSec=2790s\n", // 45m + 1m + 30s
@@ -45,5 +50,35 @@ func TestUnitTimeouts(t *testing.T) {
 	}
 	if seconds(1500*time.Millisecond) != "2s" {
 		t.Errorf("seconds rounds up: got %s", seconds(1500*time.Millisecond))
+	}
+}
+
+func TestUnitRejectsBadNames(t *testing.T) {
+	settings := map[string]profiles.Value{}
+	for _, s := range profiles.Schema {
+		settings[s.Key] = profiles.Value{Text: s.Default}
+	}
+	plan := &Plan{Profile: "kimi", Source: profiles.BuiltinSource, Settings: settings}
+	tests := []struct {
+		name string
+		o    UnitOptions
+		want string
+	}{
+		{"name with a slash", UnitOptions{Name: "a/b"}, "--name"},
+		{"user with a newline", UnitOptions{User: "root\nExecStartPre=/bin/sh"}, "--user"},
+		{"user with a space", UnitOptions{User: "a b"}, "--user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Unit(plan, tt.o)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !inputerr.Is(err) {
+				t.Errorf("got %v, want an input error naming %s", err, tt.want)
+			}
+		})
+	}
+	for _, ok := range []UnitOptions{{Name: "sglang-kimi.service"}, {User: "sglang"}, {User: "1001"}} {
+		if _, err := Unit(plan, ok); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/launcher"
 )
 
@@ -22,6 +23,9 @@ func unitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "user", Usage: "run the server as `USER` (default root)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
+			}
 			plan, _, err := e.loadPlan(c, launcher.ModeServe)
 			if err != nil {
 				return err
@@ -33,11 +37,15 @@ func unitCommand(e *env) *cli.Command {
 			if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = resolved
 			}
-			_, err = fmt.Fprint(e.stdout, launcher.Unit(plan, launcher.UnitOptions{
+			unit, err := launcher.Unit(plan, launcher.UnitOptions{
 				Exe:  exe,
 				Name: c.String("name"),
 				User: c.String("user"),
-			}))
+			})
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(e.stdout, unit)
 			return err
 		},
 	}
