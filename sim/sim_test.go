@@ -43,14 +43,33 @@ func TestUnpackIsImportable(t *testing.T) {
 	}
 }
 
-func TestEmbeddedFilesHaveNoBytecode(t *testing.T) {
+// The embed pattern names each package directory; a new subpackage must be
+// added to it, and bytecode must never ride along.
+func TestEmbeddedFilesMatchTheSourceTree(t *testing.T) {
 	t.Parallel()
+	embedded := map[string]bool{}
 	err := fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.Name() == "__pycache__" || strings.HasSuffix(p, ".pyc") {
 			t.Errorf("embedded %s", p)
+		}
+		embedded[p] = !d.IsDir()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir("sglang", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "__pycache__" {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(p, ".py") && !embedded[filepath.ToSlash(p)] {
+			t.Errorf("%s is not embedded; add its directory to the go:embed pattern in sim.go", p)
 		}
 		return nil
 	})
