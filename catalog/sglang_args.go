@@ -327,12 +327,16 @@ func (a *Args) expandSymbolicChoices() {
 		if !isSymbolic(f.Choices) {
 			continue
 		}
-		if c, ok := known[f.Choices[0]]; ok && !isSymbolic(c) {
-			f.Choices = c
+		// "NAME" or "NAME + extra + ...": the named list plus extras.
+		parts := strings.Split(f.Choices[0], " + ")
+		if c, ok := known[parts[0]]; ok && !isSymbolic(c) {
+			f.Choices = append(append([]string(nil), c...), parts[1:]...)
 		} else {
-			f.Choices = nil
+			f.Choices = nil // unknown list: no choice check rather than a wrong one
 		}
 	}
 }
 
-func isSymbolic(c []string) bool { return len(c) == 1 && reSymbolic.MatchString(c[0]) }
+func isSymbolic(c []string) bool {
+	return len(c) == 1 && reSymbolic.MatchString(strings.Split(c[0], " + ")[0])
+}

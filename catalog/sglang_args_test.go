@@ -82,6 +82,11 @@ func TestChoices(t *testing.T) {
 	if f, _, _ := a.Resolve("--quantization"); f.Choices[0] != "awq" {
 		t.Errorf("--quantization: first choice %q, want awq (no label)", f.Choices[0])
 	}
+	for _, opt := range []string{"--lora-target-modules", "--linear-attn-verify-backend", "--linear-attn-decode-backend"} {
+		if f, _, _ := a.Resolve(opt); f.Choices != nil {
+			t.Errorf("%s: got choices %v, want none (its list is not in the catalog)", opt, f.Choices)
+		}
+	}
 	if f, _, _ := a.Resolve("--enable-multimodal"); f.Choices != nil {
 		t.Errorf("--enable-multimodal: got choices %v, want none", f.Choices)
 	}
