@@ -3,6 +3,8 @@ package launcher
 import (
 	"errors"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -27,15 +29,19 @@ var live = struct {
 }{servers: map[int]bool{}}
 
 // tree finds what belongs to one server: its descendants, and the orphans
-// sglaunch adopted from them as subreaper.
+// sglaunch adopted from them as subreaper. sglaunch may have children of
+// its own (a bench client, a preflight probe): those are never taken.
 type tree struct {
 	self   int          // sglaunch's pid
 	server int          // the server's main pid
 	spared map[int]bool // sglaunch's children from before the server started
+
+	mu    sync.Mutex
+	known map[int]uint64 // members seen so far: pid -> start time
 }
 
 func newTree(server int, spared map[int]bool) *tree {
-	return &tree{self: os.Getpid(), server: server, spared: spared}
+	return &tree{self: os.Getpid(), server: server, spared: spared, known: map[int]uint64{}}
 }
 
 // childrenOfSelf lists sglaunch's current children, to spare them later.
@@ -54,12 +60,15 @@ func childrenOfSelf() map[int]bool {
 	return out
 }
 
-// members returns every process of the server's tree, zombies included:
-// the server and its descendants, plus every child of sglaunch (and its
-// descendants) that sglaunch did not start itself and that is outside
-// sglaunch's own process group or session. Such a child can only be an
-// orphan adopted from the server's tree: sglaunch starts nothing else in
-// another group, and only a subreaper's descendants are re-parented to it.
+// members returns every process of the server's tree, zombies included,
+// and remembers them: the server and its descendants, plus each child of
+// sglaunch (and its descendants) that is an orphan adopted from that
+// tree. A child of sglaunch is taken for such an orphan when it
+//   - is in the server's process group or session (a worker whose parent
+//     died),
+//   - leads a session of its own (it called setsid: sglaunch starts
+//     nothing that way except the server itself), or
+//   - was seen in the server's tree before (same pid and start time).
 func (t *tree) members() ([]proc.Stat, error) {
 	all, err := proc.All()
 	if err != nil {
@@ -69,7 +78,6 @@ func (t *tree) members() ([]proc.Stat, error) {
 	for pid, st := range all {
 		children[st.PPID] = append(children[st.PPID], pid)
 	}
-	me := all[t.self]
 	live.Lock()
 	others := make(map[int]bool, len(live.servers))
 	for pid := range live.servers {
@@ -77,6 +85,8 @@ func (t *tree) members() ([]proc.Stat, error) {
 	}
 	live.Unlock()
 
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var out []proc.Stat
 	seen := map[int]bool{}
 	var walk func(pid int)
@@ -86,6 +96,9 @@ func (t *tree) members() ([]proc.Stat, error) {
 		}
 		seen[pid] = true
 		out = append(out, all[pid])
+		if st, ok := startTime(pid); ok {
+			t.known[pid] = st
+		}
 		for _, c := range children[pid] {
 			walk(c)
 		}
@@ -96,8 +109,14 @@ func (t *tree) members() ([]proc.Stat, error) {
 		case c == t.server:
 			walk(c)
 		case t.spared[c] || others[c]:
-		case st.PGID != me.PGID || st.SID != me.SID:
+		case st.PGID == t.server || st.SID == t.server || st.SID == c:
 			walk(c)
+		default:
+			if known, ok := t.known[c]; ok {
+				if now, ok := startTime(c); ok && now == known {
+					walk(c)
+				}
+			}
 		}
 	}
 	return out, nil
@@ -126,9 +145,10 @@ func (t *tree) sweep() (int, error) {
 	return alive, nil
 }
 
-// reapAdopted reaps adopted orphans that have already exited, without
-// touching anything alive.
-func (t *tree) reapAdopted() {
+// watch notes the tree's current members (so that a member that later
+// leaves the server's group and loses its parent is still known) and
+// reaps the adopted orphans that have exited.
+func (t *tree) watch() {
 	members, err := t.members()
 	if err != nil {
 		return
@@ -144,4 +164,24 @@ func (t *tree) reapAdopted() {
 func reap(pid int) {
 	var ws unix.WaitStatus
 	_, _ = unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}
+
+// startTime is a process's start time (clock ticks since boot), which
+// tells a process from a later one that reuses its pid.
+func startTime(pid int) (uint64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(f[19], 10, 64)
+	return v, err == nil
 }

@@ -325,17 +325,22 @@ func (s *Session) killTree() {
 	}
 }
 
-// reapLoop collects adopted orphans that exit while the server runs, so
-// that they do not linger as zombies of sglaunch.
+// treeWatchEvery spaces the walks of /proc that note the server's tree
+// and reap adopted orphans (a few milliseconds each).
+const treeWatchEvery = time.Second
+
+// reapLoop keeps the tree's membership current while the server runs,
+// and collects adopted orphans that exit, so that they do not linger as
+// zombies of sglaunch.
 func (s *Session) reapLoop() {
-	t := time.NewTicker(5 * time.Second)
+	t := time.NewTicker(treeWatchEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-s.finished:
 			return
 		case <-t.C:
-			s.tree.reapAdopted()
+			s.tree.watch()
 		}
 	}
 }

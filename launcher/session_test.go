@@ -305,6 +305,59 @@ func TestCrashLeavesNoSetsidChild(t *testing.T) {
 	noSurvivors(t, readPid(t, pidFile))
 }
 
+// TestStopKillsSetpgidOrphan: a worker that only changes its process group
+// and then loses its parent stays in sglaunch's session; it is known from
+// an earlier walk of the server's tree and killed all the same.
+func TestStopKillsSetpgidOrphan(t *testing.T) {
+	f := newFake(t, nil, nil)
+	pidFile := filepath.Join(f.dir, "setpgid.pid")
+	f.plan.Environ = append(f.plan.Environ, "FAKE_SETPGID_CHILD="+pidFile)
+	s, err := launch(t, f, f.options(t))
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	child := readPid(t, pidFile)
+	time.Sleep(3 * treeWatchEvery) // let a walk of the tree see it
+	// The server dies first (SIGKILL): the worker is re-parented to us.
+	_ = syscall.Kill(s.ServerPID(), syscall.SIGKILL)
+	<-s.Done()
+	noSurvivors(t, child)
+}
+
+// TestStopSparesOwnChildren: a process sglaunch starts itself in a group
+// of its own (a bench client) is neither killed nor reaped by a session.
+func TestStopSparesOwnChildren(t *testing.T) {
+	f := newFake(t, nil, nil)
+	s, err := launch(t, f, f.options(t))
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	own := exec.Command("sleep", "30")
+	own.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer own.Process.Kill()
+	quick := exec.Command("true")
+	quick.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := quick.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * treeWatchEvery) // a zombie for the tree walks to leave alone
+	if _, err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !proc.Alive(own.Process.Pid) {
+		t.Error("the session killed a child sglaunch started itself")
+	}
+	if err := quick.Wait(); err != nil {
+		t.Errorf("Wait on our own child: %v (the session reaped it)", err)
+	}
+	own.Process.Kill()
+	own.Wait()
+	noSurvivors(t)
+}
+
 func TestSignals(t *testing.T) {
 	tests := []struct {
 		name    string

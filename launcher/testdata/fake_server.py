@@ -8,6 +8,7 @@ FAKE_READY_LINE      1: log SGLang's ready line when /health turns 200
 FAKE_EXIT_AFTER      seconds after start to exit with FAKE_EXIT_CODE (default 3)
 FAKE_IGNORE          signals to ignore: TERM,INT,HUP
 FAKE_SETSID_CHILD    path: start a child that calls setsid() and writes its pid there
+FAKE_SETPGID_CHILD   path: start a child that calls setpgid(0, 0) and writes its pid there
 FAKE_UNHEALTHY_AFTER seconds after ready when /health turns 500
 FAKE_CHATTER         seconds between output lines, forever
 FAKE_NEVER_BIND      1: never bind the port
@@ -34,15 +35,17 @@ if "TERM" not in env("FAKE_IGNORE", ""):
 for line in filter(None, env("FAKE_LINES", "").split("|")):
     print(line, flush=True)
 
-if env("FAKE_SETSID_CHILD"):
-    code = (
-        "import os, sys, time\n"
-        "os.setsid()\n"
-        "open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid()))\n"
-        "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
-        "time.sleep(3600)\n"
-    )
-    subprocess.Popen([sys.executable, "-c", code, env("FAKE_SETSID_CHILD")])
+for var, leave in (("FAKE_SETSID_CHILD", "os.setsid()"), ("FAKE_SETPGID_CHILD", "os.setpgid(0, 0)")):
+    if env(var):
+        code = (
+            "import os, signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            f"{leave}\n"
+            "open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid()))\n"
+            "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+            "time.sleep(3600)\n"
+        )
+        subprocess.Popen([sys.executable, "-c", code, env(var)])
 
 if env("FAKE_EXIT_AFTER"):
     def die():
