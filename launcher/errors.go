@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
@@ -37,10 +38,12 @@ const tailLines = 40
 // sentinels.
 type Error struct {
 	Reason     error
-	Status     ExitStatus // the server's exit status (when Ran)
-	Ran        bool       // the server ran and was waited for
-	Signal     string     // "SIGKILL" when the server was killed by a signal
-	DuringLoad bool       // before the server was ready
+	Status     ExitStatus     // the server's exit status (when Ran)
+	Ran        bool           // the server ran and was waited for
+	Signal     string         // "SIGKILL" when the server was killed by a signal
+	DuringLoad bool           // before the server was ready
+	StopSignal syscall.Signal // the signal a requested stop sent (0: none)
+	Escalated  bool           // sglaunch had to SIGKILL a server that did not stop
 	After      time.Duration
 	Tail       []string // last lines of the server's output
 	end        exit
@@ -87,4 +90,23 @@ func ExitCode(err error) int {
 		return int(e.Status)
 	}
 	return 1
+}
+
+// StoppedBySignal reports a stop that went as it should: a signal (N)
+// asked the server to stop, and it did so by itself within stop_timeout,
+// ending with N or, as SGLang does after draining its requests, by
+// SIGKILLing its own tree. sglaunch then ends by N too, as a shell's
+// child does, so that systemd records a clean stop rather than a failed
+// unit with status 137 after every `systemctl stop`. A server that had to
+// be killed, or that exited with a status of its own, is not a clean stop.
+func StoppedBySignal(err error) (syscall.Signal, bool) {
+	var e *Error
+	if !errors.As(err, &e) || !e.Ran || e.Escalated || e.StopSignal == 0 || !errors.Is(e.Reason, ErrInterrupted) {
+		return 0, false
+	}
+	n := e.StopSignal
+	if e.end.signal == n || (e.end.signal == syscall.SIGKILL && n != syscall.SIGKILL) {
+		return n, true
+	}
+	return 0, false
 }

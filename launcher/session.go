@@ -36,9 +36,11 @@ type Session struct {
 	release   func() bool // unregisters the Launch context's stop hook
 
 	mu         sync.Mutex
-	stopReason error         // why the first stop was requested
-	stopping   chan struct{} // closed on the first stop request
-	killNow    chan struct{} // closed to cut the grace period short
+	stopReason error          // why the first stop was requested
+	stopSignal syscall.Signal // the signal the first stop request sent
+	escalated  bool           // sglaunch SIGKILLed a server that did not stop
+	stopping   chan struct{}  // closed on the first stop request
+	killNow    chan struct{}  // closed to cut the grace period short
 	killOnce   sync.Once
 	finished   chan struct{} // closed when the whole tree is gone
 	end        exit
@@ -284,7 +286,9 @@ func (s *Session) watch() {
 		select {
 		case <-s.proc.exited:
 		case <-s.killNow:
+			s.setEscalated()
 		case <-grace.C:
+			s.setEscalated()
 			s.log.Warn(fmt.Sprintf("server still running %s after the stop signal (stop_timeout); killing it", health.Secs(s.stopTimeout)))
 		}
 	}
@@ -351,7 +355,7 @@ func (s *Session) requestStop(why error, sig syscall.Signal) {
 	s.mu.Lock()
 	first := s.stopReason == nil && !s.proc.done()
 	if first {
-		s.stopReason = why
+		s.stopReason, s.stopSignal = why, sig
 		close(s.stopping)
 	}
 	s.mu.Unlock()
@@ -364,6 +368,12 @@ func (s *Session) requestStop(why error, sig syscall.Signal) {
 			s.log.Warn(fmt.Sprintf("cannot send %s to the server: %v", signalName(sig), err))
 		}
 	}
+}
+
+func (s *Session) setEscalated() {
+	s.mu.Lock()
+	s.escalated = true
+	s.mu.Unlock()
 }
 
 // kill cuts the grace period short: everything is killed at once.
@@ -413,10 +423,12 @@ func (s *Session) Err() error {
 // result builds the session's outcome once it has finished.
 func (s *Session) result() error {
 	s.mu.Lock()
-	why, end, endedAt := s.stopReason, s.end, s.endedAt
+	why, end, endedAt, stopSig, escalated := s.stopReason, s.end, s.endedAt, s.stopSignal, s.escalated
 	s.mu.Unlock()
 	e := &Error{
 		Reason:     why,
+		StopSignal: stopSig,
+		Escalated:  escalated,
 		Status:     end.status,
 		Ran:        true,
 		DuringLoad: !s.isReady.Load(),

@@ -358,8 +358,10 @@ func TestServeExitStatus(t *testing.T) {
 		{"server crash status", map[string]string{"SGLANG_SIM_CRASH_DURING_LOAD": "0.1", "SGLANG_SIM_CRASH_EXIT_CODE": "42"}, "", 0, 42},
 		{"start timeout", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "60"}, "health:\n  start_timeout: 1s\n", 0, 1},
 		{"stall", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "60"}, "health:\n  stall_timeout: 1s\n", 0, 1},
-		// SGLang drains, then SIGKILLs itself: "killed by signal 9".
-		{"SIGTERM", nil, "", syscall.SIGTERM, 128 + 9},
+		// SGLang drains, then SIGKILLs itself ("killed by signal 9"):
+		// a clean stop, so sglaunch ends by SIGTERM as systemd expects.
+		{"SIGTERM", nil, "", syscall.SIGTERM, 128 + 15},
+		{"SIGHUP", nil, "", syscall.SIGHUP, 128 + 1},
 		{"SIGTERM, server exits 0", map[string]string{"SGLANG_SIM_SIGTERM_EXIT_CODE": "0"}, "", syscall.SIGTERM, 0},
 		// uvicorn's graceful shutdown on Ctrl-C.
 		{"SIGINT", nil, "", syscall.SIGINT, 0},
@@ -379,6 +381,12 @@ func TestServeExitStatus(t *testing.T) {
 			}
 			if code := p.Wait(t, commandTimeout); code != tt.want {
 				t.Errorf("exit status: got %d, want %d\n%s", code, tt.want, p.Stderr())
+			}
+			// A clean stop ends sglaunch by the signal itself, which is what
+			// systemd counts as clean (an exit code of 143 is not).
+			ws := p.Cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if want := tt.signal != 0 && tt.want == 128+int(tt.signal); ws.Signaled() != want {
+				t.Errorf("ended by a signal: %v, want %v", ws.Signaled(), want)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,8 +14,9 @@ import (
 
 // statusError ends sglaunch with a given exit status, e.g. the server's.
 type statusError struct {
-	code int
-	msg  string // printed when non-empty
+	code  int
+	msg   string         // printed when non-empty
+	raise syscall.Signal // end by this signal instead (code is the fallback)
 }
 
 func (e *statusError) Error() string { return e.msg }

@@ -5,12 +5,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,8 +21,22 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGPIPE)
-	defer stop()
-	os.Exit(run(ctx, os.Args, defaultEnv()))
+	e := defaultEnv()
+	code := run(ctx, os.Args, e)
+	stop()
+	if e.raise != 0 {
+		dieBy(e.raise)
+	}
+	os.Exit(code)
+}
+
+// dieBy ends sglaunch by sig, as a shell's child stopped by sig ends: the
+// shell reports 128+N and systemd records a clean stop.
+func dieBy(sig syscall.Signal) {
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	time.Sleep(5 * time.Second) // the signal ends the process before this does
+	os.Exit(128 + int(sig))
 }
 
 // env is what the CLI takes from the outside world; tests replace it.
@@ -30,7 +46,8 @@ type env struct {
 	lookupEnv      func(string) (string, bool)
 	environ        func() []string
 	lookPath       func(string) (string, error)
-	args           []string // the command line, for what follows --
+	args           []string       // the command line, for what follows --
+	raise          syscall.Signal // end by this signal once run returns
 }
 
 func defaultEnv() *env {
@@ -55,6 +72,10 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 	e.args = args
 	app := newApp(e)
 	err := app.RunContext(ctx, args)
+	var se *statusError
+	if errors.As(err, &se) {
+		e.raise = se.raise
+	}
 	return exitStatus(err, e.stderr)
 }
 

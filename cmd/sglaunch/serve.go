@@ -23,7 +23,9 @@ func serveCommand(e *env) *cli.Command {
 			"(sending READY=1 to systemd), then probes it every health.interval. SIGTERM, SIGINT, SIGHUP and SIGQUIT\n" +
 			"stop it: the signal goes to the server's process group, and after stop_timeout everything left is\n" +
 			"killed; a second Ctrl-C kills at once. Exits with the server's exit status (128+N when killed by\n" +
-			"signal N), 1 when sglaunch gave up on the server (start timeout, stall, unhealthy), 2 for bad input.",
+			"signal N), 1 when sglaunch gave up on the server (start timeout, stall, unhealthy), 2 for bad input.\n" +
+			"A stop asked for by SIGTERM, SIGINT or SIGHUP that the server completes by itself (SGLang drains,\n" +
+			"then SIGKILLs its own tree) ends sglaunch by that signal, which systemd counts as a clean stop.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,
@@ -92,6 +94,12 @@ func serve(ctx context.Context, e *env, plan *launcher.Plan, opts launcher.RunOp
 func sessionEnd(log *slog.Logger, err error) error {
 	if inputerr.Is(err) {
 		return err
+	}
+	if sig, ok := launcher.StoppedBySignal(err); ok && (sig == syscall.SIGTERM || sig == syscall.SIGINT || sig == syscall.SIGHUP) {
+		// A requested stop that went well. (Not for SIGQUIT: Go's own
+		// SIGQUIT action prints a stack dump.)
+		log.Info(err.Error())
+		return &statusError{code: 128 + int(sig), raise: sig}
 	}
 	code := launcher.ExitCode(err)
 	if code == 0 {
