@@ -134,6 +134,21 @@ func Headline(r *Record) string {
 	return ""
 }
 
+// OutputThroughput is a run's first output throughput: the first level
+// of the first workload, or an external workload's output_throughput.
+func OutputThroughput(r *Record) (float64, bool) {
+	for _, res := range r.Results {
+		for _, l := range res.Levels {
+			return l.Metrics.OutputThroughput, true
+		}
+		if res.External != nil {
+			v, ok := res.External.Metrics["output_throughput"]
+			return v, ok
+		}
+	}
+	return 0, false
+}
+
 // WriteList prints records as a table, oldest first.
 func WriteList(w io.Writer, entries []Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

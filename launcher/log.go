@@ -30,6 +30,12 @@ func NewLogger(w io.Writer, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("log format %q: want text or json", format)
 }
 
+// IsJSONLogger reports whether log writes sglaunch's JSON log format.
+func IsJSONLogger(log *slog.Logger) bool {
+	_, ok := log.Handler().(*slog.JSONHandler)
+	return ok
+}
+
 // textHandler writes "sglaunch: [warning: ]message key=value ..." lines,
 // each with a single Write so that they never interleave mid-line with
 // the server's output.

@@ -18,6 +18,9 @@ type Settings struct {
 	// StateDir holds bench records, load timings and caches
 	// (default /var/lib/sglaunch for root, else $XDG_STATE_HOME/sglaunch).
 	StateDir string `env:"SGLAUNCH_STATE_DIR"`
+	// RuntimeDir holds the runtime state files of running launches
+	// (default /run/sglaunch for root, else $XDG_RUNTIME_DIR/sglaunch).
+	RuntimeDir string `env:"SGLAUNCH_RUNTIME_DIR"`
 	// Python overrides the profile's interpreter.
 	Python string `env:"SGLAUNCH_PYTHON"`
 	// Host and Port override the server's --host and --port.

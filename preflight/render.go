@@ -1,8 +1,10 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 )
 
@@ -75,6 +77,23 @@ func (r *Report) WriteCompact(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Log reports what WriteCompact prints as log records, for sglaunch's
+// JSON log format: the summary, then one record per warning and failure.
+func (r *Report) Log(log *slog.Logger) {
+	log.Info("preflight: "+r.summary(), "sglang", r.SGLang.Version)
+	for _, f := range r.Findings {
+		level := slog.LevelWarn
+		switch f.Status {
+		case Pass:
+			continue
+		case Fail:
+			level = slog.LevelError
+		}
+		log.Log(context.Background(), level, "preflight "+f.Status.String()+": "+f.Subject+": "+f.Reason,
+			"check", f.Check, "subject", f.Subject, "fix", f.Fix, "from", f.Where)
+	}
 }
 
 const maxSubjectWidth = 32

@@ -422,9 +422,7 @@ func TestBenchInterrupted(t *testing.T) {
 
 func TestBenchKeepRunning(t *testing.T) {
 	e := newEnv(t)
-	// Run state lives in /run/sglaunch for root, shared by concurrent
-	// test runs: a name of this run's own keeps the file ours.
-	name := fmt.Sprintf("keep-%d", os.Getpid())
+	name := "keep"
 	port := simProfile(t, e, name, fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	p := e.Start("bench", "--profile", name, "--keep-running")
 	waitFor(t, benchBound, "server kept running", func() bool {
@@ -444,7 +442,7 @@ func TestBenchKeepRunning(t *testing.T) {
 	// A --url run finds the launch's plan through its runtime state.
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	other := newEnv(t)
-	other.Vars["XDG_RUNTIME_DIR"] = e.Vars["XDG_RUNTIME_DIR"]
+	other.Vars["SGLAUNCH_RUNTIME_DIR"] = e.Vars["SGLAUNCH_RUNTIME_DIR"]
 	quick := filepath.Join(other.Dir, "quick.yaml")
 	os.WriteFile(quick, []byte("name: q\ninput_len: 8\noutput_len: 4\nrequests: 1\n"), 0o644)
 	if _, stderr, code := other.Run("bench", "--url", url, "-w", quick); code != 0 {

@@ -72,6 +72,8 @@ func newEnv(t *testing.T) *testEnv {
 		"XDG_RUNTIME_DIR":    filepath.Join(dir, "run"),
 		"XDG_CACHE_HOME":     sharedCache,
 		"SGLAUNCH_STATE_DIR": filepath.Join(dir, "state", "sglaunch"),
+		// Root's default is /run/sglaunch, shared by every test.
+		"SGLAUNCH_RUNTIME_DIR": filepath.Join(dir, "run", "sglaunch"),
 	}}
 	for _, d := range []string{"config", "state", "run"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {

@@ -72,7 +72,8 @@ args:
 		t.Fatalf("config --json: %v\n%s", err, stdout)
 	}
 
-	p := e.Start("serve", "--profile", "kimi-on-sim")
+	// The kimi model paths do not exist here: preflight would refuse.
+	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
 	waitFor(t, waitTimeout, "the sim's record of its argv and environment", func() bool {
 		_, err := os.Stat(rec)
 		return err == nil

@@ -279,7 +279,7 @@ func TestVerifyReferenceScenario(t *testing.T) {
 	e := newEnv(t)
 	port := freePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
-	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim"); code != 0 {
+	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
 	}
 	rec := onlyRecord(t, e)
@@ -299,11 +299,86 @@ func TestVerifyReferenceScenario(t *testing.T) {
 	_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
 	_ = srv.Wait()
 
-	p := e.Start("serve", "--profile", "kimi-on-sim")
+	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
 	waitHealthy(t, port)
 	stdout, stderr, code = e.Run("verify", "--record", rec.ID, "--pid", strconv.Itoa(p.Cmd.Process.Pid))
 	if code != 0 {
 		t.Errorf("verify of sglaunch serve (via sglaunch's pid): exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	// With no target, verify finds the launch through its runtime state.
+	waitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
+		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json"))
+		return err == nil && strings.Contains(string(b), `"ready_at"`)
+	})
+	stdout, stderr, code = e.Run("verify", "--record", rec.ID)
+	if code != 0 || !strings.Contains(stdout, "MATCH: every perf-relevant setting") {
+		t.Errorf("verify through the runtime state: exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(p.Stderr(), "benchmarked: "+rec.ID) {
+		t.Errorf("serve did not name the record it reproduces:\n%s", p.Stderr())
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+	if _, err := os.Stat(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json")); !os.IsNotExist(err) {
+		t.Errorf("runtime state left behind after serve ended: %v", err)
+	}
+}
+
+// TestServeRefusesSiteOverride: a sitecustomize.py on the interpreter's
+// path that sets NCCL_ALGO=Tree makes serve refuse to start, naming the
+// variable and the file, before any load; --allow-site-overrides only warns.
+func TestServeRefusesSiteOverride(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	hooks := filepath.Join(e.Dir, "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(hooks, "sitecustomize.py")
+	if err := os.WriteFile(site, []byte("import os\nos.environ['NCCL_ALGO'] = 'Tree'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Profile("hooked", strings.Replace(kimiOnSim(t, port), "PYTHONPATH: ${SGLAUNCH_SIM_DIR}", "PYTHONPATH: ${SGLAUNCH_SIM_DIR}:"+hooks, 1))
+	_, stderr, code := e.Run("serve", "--profile", "hooked", "--skip-preflight")
+	if code != 1 {
+		t.Fatalf("serve: exit %d, want 1\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "NCCL_ALGO=Tree (the plan says Ring) by "+site+":2") {
+		t.Errorf("refusal does not name the variable and the file:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "Load weight begin") {
+		t.Errorf("the server started loading:\n%s", stderr)
+	}
+
+	p := e.Start("serve", "--profile", "hooked", "--skip-preflight", "--allow-site-overrides")
+	waitHealthy(t, port)
+	if !strings.Contains(p.Stderr(), "warning: python start-up changes managed variables") {
+		t.Errorf("no warning under --allow-site-overrides:\n%s", p.Stderr())
+	}
+	// verify reports the same hook on the running server.
+	stdout, _, code := e.Run("verify", "--profile", "hooked")
+	if code != 1 || !lineWith(stdout, "DIFFERENT", "NCCL_ALGO", "site hook "+site+":2") {
+		t.Errorf("verify: exit %d\n%s", code, stdout)
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+}
+
+// TestServeNamesNearestRecord: with no record of the plan's fingerprint,
+// serve names the nearest record and the settings that differ.
+func TestServeNamesNearestRecord(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
+	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
+		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	}
+	rec := onlyRecord(t, e)
+	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight", "--set", "env.NCCL_ALGO=Tree")
+	waitHealthy(t, port)
+	want := "not benchmarked: no bench record has this plan's fingerprint"
+	if !strings.Contains(p.Stderr(), want) || !strings.Contains(p.Stderr(), "nearest is "+rec.ID) || !strings.Contains(p.Stderr(), "NCCL_ALGO Tree (benchmarked Ring)") {
+		t.Errorf("serve does not name the nearest record and the difference:\n%s", p.Stderr())
 	}
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)

@@ -43,6 +43,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
+			skipPreflightFlag, allowSiteFlag,
 		},
 		Action:      func(c *cli.Context) error { return e.bench(c) },
 		Subcommands: benchRecordCommands(e),
@@ -131,6 +132,9 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	if b.plan != nil {
 		fmt.Fprint(e.stderr, b.plan.Text())
+		if err := e.beforeLaunch(c, b.plan, log); err != nil {
+			return err
+		}
 	}
 
 	// The first stop signal ends the run (and the server with it); a

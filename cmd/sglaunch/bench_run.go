@@ -14,7 +14,6 @@ import (
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/verify"
@@ -71,7 +70,7 @@ func (r *benchRun) runURL() error {
 // its process, and the plan of the sglaunch launch that runs it, from the
 // launch's runtime state.
 func (r *benchRun) observe() {
-	loc, err := verify.Locate(r.runCtx, verify.Target{URL: r.b.url, RuntimeDir: statedir.Runtime(r.b.settings.StateDir, r.e.getenv)})
+	loc, err := verify.Locate(r.runCtx, verify.Target{URL: r.b.url, RuntimeDir: statedir.Runtime(r.b.settings.RuntimeDir, r.b.settings.StateDir, r.e.getenv)})
 	if err != nil || loc.ServerPID == 0 {
 		return
 	}
@@ -117,13 +116,14 @@ func (r *benchRun) runLaunched() error {
 	if r.serverOutput {
 		out.also = r.e.stderr
 	}
-	rs := r.runState()
+	rs := r.e.launchState(r.b.plan, r.b.settings, r.log)
 	defer rs.remove()
-	sess, err := launcher.Launch(r.runCtx, plan, launcher.RunOptions{
+	opts := launcher.RunOptions{
 		Stdout: out, Stderr: out, Logger: r.log, LogFile: r.b.settings.LogFile,
-		StateDir:  statedir.State(r.b.settings.StateDir, r.e.getenv),
-		OnStarted: rs.started, OnReady: rs.ready,
-	})
+		StateDir: statedir.State(r.b.settings.StateDir, r.e.getenv),
+	}
+	rs.hooks(&opts)
+	sess, err := launcher.Launch(r.runCtx, plan, opts)
 	if err != nil {
 		return r.finish(r.withCause(fmt.Errorf("launch: %w", err)))
 	}
@@ -236,49 +236,6 @@ func (r *benchRun) report() error {
 		r.log.Info(fmt.Sprintf("record %s (%s) saved to %s", r.rec.ID, r.rec.Status, r.saved))
 	}
 	return nil
-}
-
-// benchState keeps the runtime state file of a launched run, so that
-// verify and diff find it as they find a serve.
-type benchState struct {
-	dir   string
-	state *runstate.State
-	log   *slog.Logger
-	wrote bool
-}
-
-func (r *benchRun) runState() *benchState {
-	plan := r.b.plan
-	return &benchState{
-		dir: statedir.Runtime(r.b.settings.StateDir, r.e.getenv), log: r.log,
-		state: &runstate.State{Profile: plan.Profile, Mode: plan.Mode, Fingerprint: plan.Fingerprint, SglaunchPID: os.Getpid(),
-			Port: plan.Port(), URL: plan.BaseURL(), StartedAt: time.Now(), Plan: plan.View()},
-	}
-}
-
-func (b *benchState) started(pid int) {
-	b.state.ServerPID = pid
-	b.write()
-}
-
-func (b *benchState) ready(info launcher.ReadyInfo) {
-	at := info.ReadyAt
-	b.state.StartedAt, b.state.ReadyAt = info.StartedAt, &at
-	b.write()
-}
-
-func (b *benchState) write() {
-	if err := runstate.Write(b.dir, b.state); err != nil {
-		b.log.Warn(err.Error())
-		return
-	}
-	b.wrote = true
-}
-
-func (b *benchState) remove() {
-	if b.wrote {
-		_ = runstate.Remove(b.dir, b.state.Profile, b.state.SglaunchPID)
-	}
 }
 
 // lockedWriter serialises the server's two output streams into one log,

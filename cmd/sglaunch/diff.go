@@ -120,7 +120,7 @@ func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (verify
 	if err != nil {
 		return verify.Side{}, err
 	}
-	t.RuntimeDir = statedir.Runtime(s.StateDir, e.getenv)
+	t.RuntimeDir = statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
 	l, err := verify.Locate(c.Context, t)
 	if err != nil {
 		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,13 +54,15 @@ func (e *env) preflightOptions(s launcher.Settings, catalogOnly bool) preflight.
 // runPreflight is what serve and bench run before they launch: warnings
 // and failures in full on stderr, passes counted; an error with exit
 // status 1 when anything fails.
-func (e *env) runPreflight(c *cli.Context, plan *launcher.Plan) error {
+func (e *env) runPreflight(c *cli.Context, plan *launcher.Plan, log *slog.Logger) error {
 	s, err := e.settings(c)
 	if err != nil {
 		return err
 	}
 	rep := preflight.Run(c.Context, plan, e.preflightOptions(s, false))
-	if err := rep.WriteCompact(e.stderr); err != nil {
+	if launcher.IsJSONLogger(log) {
+		rep.Log(log)
+	} else if err := rep.WriteCompact(e.stderr); err != nil {
 		return err
 	}
 	if rep.Failed() {

@@ -32,6 +32,7 @@ func serveCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the config and exit"},
 			&cli.StringFlag{Name: "log-file", Usage: "also append the server's output to `PATH` (default $SGLAUNCH_LOG_FILE)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
+			skipPreflightFlag, allowSiteFlag,
 		},
 		Action: func(c *cli.Context) error {
 			plan, s, err := e.loadPlan(c, launcher.ModeServe)
@@ -54,13 +55,21 @@ func serveCommand(e *env) *cli.Command {
 			if c.Bool("dry-run") {
 				return nil
 			}
-			return serve(c.Context, e, plan, launcher.RunOptions{
+			if err := e.beforeLaunch(c, plan, log); err != nil {
+				return err
+			}
+			e.reportBenchmarked(c, plan, log)
+			opts := launcher.RunOptions{
 				Stdout:   e.stdout,
 				Stderr:   e.stderr,
 				Logger:   log,
 				LogFile:  logFile,
 				StateDir: statedir.State(s.StateDir, e.getenv),
-			})
+			}
+			state := e.launchState(plan, s, log)
+			state.hooks(&opts)
+			defer state.remove()
+			return serve(c.Context, e, plan, opts)
 		},
 	}
 }

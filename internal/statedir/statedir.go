@@ -27,10 +27,14 @@ func State(override string, getenv Env) string {
 	return filepath.Join(home(getenv), ".local", "state", "sglaunch")
 }
 
-// Runtime returns the directory for runtime state files: /run/sglaunch
-// for root, else $XDG_RUNTIME_DIR/sglaunch (falling back to the state
-// directory's run/ when XDG_RUNTIME_DIR is unset).
-func Runtime(stateOverride string, getenv Env) string {
+// Runtime returns the directory for runtime state files: override when
+// set (SGLAUNCH_RUNTIME_DIR), /run/sglaunch for root, else
+// $XDG_RUNTIME_DIR/sglaunch (falling back to the state directory's run/
+// when XDG_RUNTIME_DIR is unset).
+func Runtime(override, stateOverride string, getenv Env) string {
+	if override != "" {
+		return override
+	}
 	if os.Geteuid() == 0 {
 		return "/run/sglaunch"
 	}
