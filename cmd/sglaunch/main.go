@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 )
 
@@ -91,7 +94,25 @@ func newApp(e *env) *cli.App {
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError:         usageError,
 		Commands:             commands(e),
+		Action:               rootAction,
 	}
+}
+
+// rootAction shows the help, or rejects an unknown command with the
+// nearest known one.
+func rootAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	var names []string
+	for _, cmd := range c.App.Commands {
+		names = append(names, cmd.Name)
+	}
+	msg := fmt.Sprintf("unknown command %q; commands: %s", c.Args().First(), strings.Join(names, ", "))
+	if near := catalog.Nearest(c.Args().First(), names, 1); len(near) > 0 {
+		msg = fmt.Sprintf("unknown command %q; did you mean %s? (commands: %s)", c.Args().First(), near[0], strings.Join(names, ", "))
+	}
+	return inputerr.Errorf("%s", msg)
 }
 
 // commands lists the subcommands; each lives in its own file.
