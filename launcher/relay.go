@@ -30,6 +30,9 @@ type output struct {
 	observe func([]byte) // the load tracker; called from the relays
 	tail    *tail
 	file    *lockedFile // nil without --log-file
+	// secrets are masked wherever the output goes (see mask.go); a
+	// secret split across two pty reads is the one case not caught.
+	secrets [][]byte
 	wg      sync.WaitGroup
 	readers []*os.File
 
@@ -81,6 +84,7 @@ func (o *output) emit(dst io.Writer, b []byte) {
 	if len(b) == 0 {
 		return
 	}
+	b = maskSecrets(b, o.secrets)
 	_, _ = dst.Write(b)
 	o.file.write(b)
 	o.tail.write(b)

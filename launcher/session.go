@@ -136,7 +136,7 @@ func (s *Session) start() error {
 	}
 	s.startedAt = time.Now()
 	s.tracker = health.NewTracker(s.startedAt)
-	s.out = &output{observe: s.tracker.Observe, tail: &tail{}, file: file}
+	s.out = &output{observe: s.tracker.Observe, tail: &tail{}, file: file, secrets: secretValues(s.plan)}
 	cmd := command(s.plan)
 	var err error
 	if s.opts.Terminal {

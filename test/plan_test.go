@@ -147,3 +147,32 @@ func TestServeDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsNeverPrinted: an API key and a token reach the server, but
+// no printout or file of sglaunch's holds them: not the config, not the
+// relayed server output (SGLang prints its parsed args, api_key included),
+// not the log file, not the runtime state.
+func TestSecretsNeverPrinted(t *testing.T) {
+	e := newEnv(t)
+	port := freePort(t)
+	e.Profile("secret", kimiOnSim(t, port))
+	const key, token = "sk-live-0123456789", "hf_abcdefghijkl"
+	logFile := filepath.Join(e.Dir, "server.log")
+	args := []string{"--profile", "secret", "--skip-preflight", "--set", "args.api-key=" + key, "--set", "env.HF_TOKEN=" + token, "--log-file", logFile}
+	p := e.Start(append([]string{"serve"}, args...)...)
+	waitServeHealthy(t, p)
+	state, _ := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "secret.json"))
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+	logged, _ := os.ReadFile(logFile)
+	if !strings.Contains(string(logged), "Load weight begin") {
+		t.Fatalf("the log file lacks the server's output:\n%s", logged)
+	}
+	for what, out := range map[string]string{"stdout": p.Stdout(), "stderr": p.Stderr(), "log file": string(logged), "runtime state": string(state)} {
+		for _, secret := range []string{key, token} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s holds the secret %q", what, secret)
+			}
+		}
+	}
+}
