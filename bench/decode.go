@@ -10,14 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/yamlnode"
 	"github.com/sglaunch/sglaunch/loadgen"
-	"github.com/sglaunch/sglaunch/profiles"
 )
 
 var reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
@@ -34,8 +32,7 @@ var (
 // names the node in errors (bench.workloads). An item is a mapping that
 // defines a workload or the name of a built-in one.
 func Decode(file, path string, n ast.Node) ([]Workload, error) {
-	d := &decoder{file: file}
-	return d.list(n, path)
+	return newDecoder(file).list(n, path)
 }
 
 // LoadFile reads a workload file: a list of workloads, a mapping with a
@@ -54,44 +51,27 @@ func LoadFile(path string) ([]Workload, error) {
 
 // Parse reads the text of a workload file named file.
 func Parse(file string, data []byte) ([]Workload, error) {
-	f, err := parser.ParseBytes(data, 0)
+	body, err := yamlnode.Document(file, data, "a workload file", "empty workload file; want a workload mapping or a list of them")
 	if err != nil {
-		var se *yaml.SyntaxError
-		if errors.As(err, &se) && se.Token != nil && se.Token.Position != nil {
-			return nil, errAt(profiles.Pos{File: file, Line: se.Token.Position.Line, Col: se.Token.Position.Column}, "", "yaml syntax: %s", se.Message)
-		}
-		return nil, errAt(profiles.Pos{File: file}, "", "yaml syntax: %v", err)
+		return nil, err
 	}
-	var body ast.Node
-	for _, doc := range f.Docs {
-		if doc.Body == nil {
-			continue
-		}
-		if body != nil {
-			return nil, errAt(nodePos(file, doc.Body), "", "more than one YAML document; a workload file holds exactly one")
-		}
-		body = doc.Body
-	}
-	if body == nil {
-		return nil, errAt(profiles.Pos{File: file}, "", "empty workload file; want a workload mapping or a list of them")
-	}
-	d := &decoder{file: file}
-	n, err := d.unwrap(body, "")
+	d := newDecoder(file)
+	n, err := d.Unwrap(body, "")
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := n.(*ast.SequenceNode); ok {
 		return d.list(n, "")
 	}
-	members, err := d.members(n, "", nil)
+	members, err := d.Mapping(n, "", nil)
 	if err != nil {
 		return nil, err
 	}
-	if len(members) > 0 && members[0].key == "workloads" {
+	if len(members) > 0 && members[0].Key == "workloads" {
 		if len(members) > 1 {
-			return nil, errAt(members[1].pos, members[1].key, "a file with a workloads: list holds nothing else")
+			return nil, yamlnode.Errorf(members[1].Pos, members[1].Key, "a file with a workloads: list holds nothing else")
 		}
-		return d.list(members[0].value, "workloads")
+		return d.list(members[0].Value, "workloads")
 	}
 	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	w, err := d.workload(n, "", base)
@@ -101,131 +81,44 @@ func Parse(file string, data []byte) ([]Workload, error) {
 	return []Workload{w}, nil
 }
 
-type decoder struct{ file string }
+// decoder reads the nodes of one workload file; a null (a key with no
+// value) is an error everywhere.
+type decoder struct{ yamlnode.Decoder }
 
-type member struct {
-	key   string
-	pos   profiles.Pos
-	node  ast.Node // the whole key: value pair, for positions
-	value ast.Node
+func newDecoder(file string) *decoder {
+	return &decoder{yamlnode.Decoder{File: file, AliasHint: "write the value out"}}
 }
-
-func errAt(pos profiles.Pos, key, format string, args ...any) error {
-	return inputerr.Wrap(&profiles.Error{Pos: pos, Key: key, Msg: fmt.Sprintf(format, args...)})
-}
-
-func nodePos(file string, n ast.Node) profiles.Pos {
-	if n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
-		return profiles.Pos{File: file}
-	}
-	p := n.GetToken().Position
-	return profiles.Pos{File: file, Line: p.Line, Col: p.Column}
-}
-
-func (d *decoder) pos(n ast.Node) profiles.Pos { return nodePos(d.file, n) }
 
 // mappingPos is where a mapping starts: its first key (goccy places the
 // mapping node itself at the first colon).
-func (d *decoder) mappingPos(n ast.Node) profiles.Pos {
-	n, _ = d.unwrap(n, "")
+func (d *decoder) mappingPos(n ast.Node) yamlnode.Pos {
+	n, _ = d.Unwrap(n, "")
 	switch m := n.(type) {
 	case *ast.MappingNode:
 		if len(m.Values) > 0 {
-			return d.pos(m.Values[0].Key)
+			return d.Pos(m.Values[0].Key)
 		}
 	case *ast.MappingValueNode:
-		return d.pos(m.Key)
+		return d.Pos(m.Key)
 	}
-	return d.pos(n)
-}
-
-func (d *decoder) unwrap(n ast.Node, path string) (ast.Node, error) {
-	for {
-		switch t := n.(type) {
-		case *ast.TagNode:
-			n = t.Value
-		case *ast.AnchorNode:
-			n = t.Value
-		case *ast.AliasNode:
-			return nil, errAt(d.pos(n), path, "YAML aliases (*name) are not supported; write the value out")
-		default:
-			return n, nil
-		}
-	}
-}
-
-func joinKey(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// members returns a mapping's entries in order; known, when set, lists
-// the keys allowed.
-func (d *decoder) members(n ast.Node, path string, known []string) ([]member, error) {
-	n, err := d.unwrap(n, path)
-	if err != nil {
-		return nil, err
-	}
-	var values []*ast.MappingValueNode
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		values = m.Values
-	case *ast.MappingValueNode:
-		values = []*ast.MappingValueNode{m}
-	default:
-		return nil, errAt(d.pos(n), path, "want a mapping (key: value lines), got %s", describe(n))
-	}
-	var out []member
-	seen := map[string]bool{}
-	for _, mv := range values {
-		key := mv.Key.GetToken().Value
-		pos := d.pos(mv.Key)
-		full := joinKey(path, key)
-		if known != nil && !slices.Contains(known, key) {
-			hint := "known keys: " + strings.Join(known, ", ")
-			if near := catalog.Nearest(key, known, 1); len(near) > 0 {
-				hint = fmt.Sprintf("did you mean %q? (%s)", near[0], hint)
-			}
-			return nil, errAt(pos, full, "unknown key; %s", hint)
-		}
-		if seen[key] {
-			return nil, errAt(pos, full, "key written twice; keep one")
-		}
-		seen[key] = true
-		out = append(out, member{key: key, pos: pos, node: mv, value: mv.Value})
-	}
-	return out, nil
-}
-
-func describe(n ast.Node) string {
-	switch n.(type) {
-	case nil, *ast.NullNode:
-		return "nothing"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	case *ast.SequenceNode:
-		return "a list"
-	}
-	return "a " + strings.ToLower(n.Type().String())
+	return d.Pos(n)
 }
 
 // list decodes a list of workloads.
 func (d *decoder) list(n ast.Node, path string) ([]Workload, error) {
-	n, err := d.unwrap(n, path)
+	n, err := d.Unwrap(n, path)
 	if err != nil {
 		return nil, err
 	}
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
-		return nil, errAt(d.pos(n), path, "want a list of workloads (- name: ..., or - decode-1), got %s", describe(n))
+		return nil, yamlnode.Errorf(d.Pos(n), path, "want a list of workloads (- name: ..., or - decode-1), got %s", yamlnode.Describe(n))
 	}
 	var out []Workload
-	where := map[string]profiles.Pos{}
+	where := map[string]yamlnode.Pos{}
 	for i, item := range seq.Values {
 		ipath := fmt.Sprintf("%s[%d]", path, i)
-		item, err := d.unwrap(item, ipath)
+		item, err := d.Unwrap(item, ipath)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +128,7 @@ func (d *decoder) list(n ast.Node, path string) ([]Workload, error) {
 			name := item.GetToken().Value
 			b, ok := Builtin(name)
 			if !ok {
-				return nil, errAt(d.pos(item), ipath, "no built-in workload %q; %s", name, builtinHint(name))
+				return nil, yamlnode.Errorf(d.Pos(item), ipath, "no built-in workload %q; %s", name, builtinHint(name))
 			}
 			w = b
 		default:
@@ -245,7 +138,7 @@ func (d *decoder) list(n ast.Node, path string) ([]Workload, error) {
 			}
 		}
 		if p, dup := where[w.Name]; dup {
-			return nil, errAt(d.mappingPos(item), ipath, "workload %q is defined twice (first at %s); names must be unique", w.Name, p)
+			return nil, yamlnode.Errorf(d.mappingPos(item), ipath, "workload %q is defined twice (first at %s); names must be unique", w.Name, p)
 		}
 		where[w.Name] = d.mappingPos(item)
 		out = append(out, w)
@@ -267,37 +160,37 @@ func builtinHint(name string) string {
 // workload decodes one workload mapping; defName is its name when the
 // mapping gives none (a one-workload file).
 func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
-	ms, err := d.members(n, path, workloadKeys)
+	ms, err := d.Mapping(n, path, workloadKeys)
 	if err != nil {
 		return Workload{}, err
 	}
 	w := Workload{Name: defName, Source: d.mappingPos(n).String()}
-	has := map[string]member{}
+	has := map[string]yamlnode.Entry{}
 	for _, m := range ms {
-		has[m.key] = m
+		has[m.Key] = m
 	}
 	if _, ok := has["command"]; ok {
 		for _, m := range ms {
-			if slices.Contains(loadKeys, m.key) {
-				return w, errAt(m.pos, joinKey(path, m.key), "a command workload takes only %s; %s is for the built-in load generator", strings.Join(slices.Concat(commonKeys, commandKeys), ", "), m.key)
+			if slices.Contains(loadKeys, m.Key) {
+				return w, yamlnode.Errorf(m.Pos, yamlnode.Join(path, m.Key), "a command workload takes only %s; %s is for the built-in load generator", strings.Join(slices.Concat(commonKeys, commandKeys), ", "), m.Key)
 			}
 		}
 	} else {
 		if _, ok := has["timeout"]; ok {
 			m := has["timeout"]
-			return w, errAt(m.pos, joinKey(path, "timeout"), "timeout bounds a command workload; for generator requests use request_timeout")
+			return w, yamlnode.Errorf(m.Pos, yamlnode.Join(path, "timeout"), "timeout bounds a command workload; for generator requests use request_timeout")
 		}
 		w.API, w.InputLen, w.OutputLen = loadgen.Generate, DefaultInputLen, DefaultOutputLen
 		w.Warmup, w.Seed, w.RequestTimeout = DefaultWarmup, DefaultSeed, Duration(DefaultRequestTimeout)
 	}
 	for _, m := range ms {
-		key := joinKey(path, m.key)
+		key := yamlnode.Join(path, m.Key)
 		var err error
-		switch m.key {
+		switch m.Key {
 		case "name":
 			w.Name, err = d.str(m, key)
 			if err == nil && !reName.MatchString(w.Name) {
-				err = errAt(d.pos(m.value), key, "want a name of letters, digits, '.', '_', '+' and '-', got %q", w.Name)
+				err = yamlnode.Errorf(d.Pos(m.Value), key, "want a name of letters, digits, '.', '_', '+' and '-', got %q", w.Name)
 			}
 		case "description":
 			w.Description, err = d.str(m, key)
@@ -306,41 +199,41 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 			s, err = d.str(m, key)
 			w.API = loadgen.API(s)
 			if err == nil && !w.API.Valid() {
-				err = errAt(d.pos(m.value), key, "want generate (SGLang's native /generate) or chat (/v1/chat/completions), got %q", s)
+				err = yamlnode.Errorf(d.Pos(m.Value), key, "want generate (SGLang's native /generate) or chat (/v1/chat/completions), got %q", s)
 			}
 		case "input_len":
-			w.InputLen, err = d.integer(m.value, key, 1)
+			w.InputLen, err = d.integer(m.Value, key, 1)
 		case "output_len":
-			w.OutputLen, err = d.integer(m.value, key, 1)
+			w.OutputLen, err = d.integer(m.Value, key, 1)
 		case "concurrency":
-			w.Concurrency, err = d.integers(m.value, key)
+			w.Concurrency, err = d.integers(m.Value, key)
 		case "request_rate":
-			w.RequestRate, err = d.rates(m.value, key)
+			w.RequestRate, err = d.rates(m.Value, key)
 		case "max_concurrency":
-			w.MaxConcurrency, err = d.integer(m.value, key, 1)
+			w.MaxConcurrency, err = d.integer(m.Value, key, 1)
 		case "requests":
-			w.Requests, err = d.integer(m.value, key, 1)
+			w.Requests, err = d.integer(m.Value, key, 1)
 		case "rounds":
-			w.Rounds, err = d.integer(m.value, key, 1)
+			w.Rounds, err = d.integer(m.Value, key, 1)
 		case "duration":
 			var v time.Duration
-			v, err = d.duration(m.value, key, false)
+			v, err = d.duration(m.Value, key, false)
 			w.Duration = Duration(v)
 		case "warmup":
-			w.Warmup, err = d.integer(m.value, key, 0)
+			w.Warmup, err = d.integer(m.Value, key, 0)
 		case "seed":
 			var s int
-			s, err = d.integer(m.value, key, 0)
+			s, err = d.integer(m.Value, key, 0)
 			w.Seed = uint64(s)
 		case "request_timeout":
 			var v time.Duration
-			v, err = d.duration(m.value, key, true)
+			v, err = d.duration(m.Value, key, true)
 			w.RequestTimeout = Duration(v)
 		case "command":
-			w.Command, w.Shell, err = d.command(m.value, key)
+			w.Command, w.Shell, err = d.command(m.Value, key)
 		case "timeout":
 			var v time.Duration
-			v, err = d.duration(m.value, key, true)
+			v, err = d.duration(m.Value, key, true)
 			w.Timeout = Duration(v)
 		}
 		if err != nil {
@@ -348,10 +241,10 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 		}
 	}
 	if w.Name == "" {
-		return w, errAt(d.mappingPos(n), path, "a workload needs a name: (letters, digits, '.', '_', '+', '-')")
+		return w, yamlnode.Errorf(d.mappingPos(n), path, "a workload needs a name: (letters, digits, '.', '_', '+', '-')")
 	}
 	if w.External() {
-		return w, d.checkTemplates(w, has["command"], joinKey(path, "command"))
+		return w, d.checkTemplates(w, has["command"], yamlnode.Join(path, "command"))
 	}
 	if err := d.checkLoad(has, path); err != nil {
 		return w, err
@@ -360,9 +253,9 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 }
 
 // checkLoad applies the rules that span keys of a generator workload.
-func (d *decoder) checkLoad(has map[string]member, path string) error {
+func (d *decoder) checkLoad(has map[string]yamlnode.Entry, path string) error {
 	at := func(key, format string, args ...any) error {
-		return errAt(has[key].pos, joinKey(path, key), format, args...)
+		return yamlnode.Errorf(has[key].Pos, yamlnode.Join(path, key), format, args...)
 	}
 	_, conc := has["concurrency"]
 	_, rate := has["request_rate"]
@@ -405,8 +298,8 @@ func normalize(w Workload) Workload {
 
 // checkTemplates parses every template of a command and runs it on
 // sample data, so a bad template is an input error before anything starts.
-func (d *decoder) checkTemplates(w Workload, m member, key string) error {
-	n, _ := d.unwrap(m.value, key)
+func (d *decoder) checkTemplates(w Workload, m yamlnode.Entry, key string) error {
+	n, _ := d.Unwrap(m.Value, key)
 	items := []ast.Node{n}
 	if seq, ok := n.(*ast.SequenceNode); ok {
 		items = seq.Values
@@ -417,7 +310,7 @@ func (d *decoder) checkTemplates(w Workload, m member, key string) error {
 			k = fmt.Sprintf("%s[%d]", key, i)
 		}
 		if _, err := expand(text, sampleData()); err != nil {
-			return errAt(d.pos(items[min(i, len(items)-1)]), k, "%v; fields: %s", err, strings.Join(templateFields(), ", "))
+			return yamlnode.Errorf(d.Pos(items[min(i, len(items)-1)]), k, "%v; fields: %s", err, strings.Join(templateFields(), ", "))
 		}
 	}
 	return nil

@@ -8,35 +8,19 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/sglaunch/sglaunch/internal/yamlnode"
 )
 
-func (d *decoder) scalar(n ast.Node, key string) (ast.Node, error) {
-	n, err := d.unwrap(n, key)
+func (d *decoder) str(m yamlnode.Entry, key string) (string, error) {
+	n, err := d.Scalar(m.Value, key)
 	if err != nil {
-		return nil, err
-	}
-	switch n.(type) {
-	case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.LiteralNode, *ast.InfinityNode, *ast.NanNode:
-		return n, nil
-	}
-	return nil, errAt(d.pos(n), key, "want a single value, got %s", describe(n))
-}
-
-func (d *decoder) str(m member, key string) (string, error) {
-	n, err := d.scalar(m.value, key)
-	if err != nil {
-		if m.value == nil || isNull(m.value) {
-			return "", errAt(m.pos, key, "want a value")
+		if m.Value == nil || isNull(m.Value) {
+			return "", yamlnode.Errorf(m.Pos, key, "want a value")
 		}
 		return "", err
 	}
-	switch t := n.(type) {
-	case *ast.StringNode:
-		return t.Value, nil
-	case *ast.LiteralNode:
-		return t.Value.Value, nil
-	}
-	return n.GetToken().Value, nil
+	return yamlnode.Text(n), nil
 }
 
 func isNull(n ast.Node) bool {
@@ -45,28 +29,28 @@ func isNull(n ast.Node) bool {
 }
 
 func (d *decoder) integer(n ast.Node, key string, least int) (int, error) {
-	s, err := d.scalar(n, key)
+	s, err := d.Scalar(n, key)
 	if err != nil {
 		return 0, err
 	}
 	text := s.GetToken().Value
 	v, err := strconv.Atoi(text)
 	if _, isInt := s.(*ast.IntegerNode); !isInt || err != nil {
-		return 0, errAt(d.pos(s), key, "want a whole number, got %q", text)
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want a whole number, got %q", text)
 	}
 	if v < least {
 		what := "at least 1"
 		if least == 0 {
 			what = "0 or more"
 		}
-		return 0, errAt(d.pos(s), key, "want %s, got %d", what, v)
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want %s, got %d", what, v)
 	}
 	return v, nil
 }
 
 // integers reads one concurrency level or a list of them.
 func (d *decoder) integers(n ast.Node, key string) ([]int, error) {
-	n, err := d.unwrap(n, key)
+	n, err := d.Unwrap(n, key)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +60,7 @@ func (d *decoder) integers(n ast.Node, key string) ([]int, error) {
 		return []int{v}, err
 	}
 	if len(seq.Values) == 0 {
-		return nil, errAt(d.pos(n), key, "empty list; give at least one level, like [1, 8, 32]")
+		return nil, yamlnode.Errorf(d.Pos(n), key, "empty list; give at least one level, like [1, 8, 32]")
 	}
 	var out []int
 	for i, item := range seq.Values {
@@ -91,14 +75,14 @@ func (d *decoder) integers(n ast.Node, key string) ([]int, error) {
 
 // rates reads one request rate or a list of them, in requests/s.
 func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
-	n, err := d.unwrap(n, key)
+	n, err := d.Unwrap(n, key)
 	if err != nil {
 		return nil, err
 	}
 	items := []ast.Node{n}
 	if seq, ok := n.(*ast.SequenceNode); ok {
 		if len(seq.Values) == 0 {
-			return nil, errAt(d.pos(n), key, "empty list; give at least one rate in requests/s, like [1, 2, 4]")
+			return nil, yamlnode.Errorf(d.Pos(n), key, "empty list; give at least one rate in requests/s, like [1, 2, 4]")
 		}
 		items = seq.Values
 	}
@@ -108,7 +92,7 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 		if len(items) > 1 || item != n {
 			k = fmt.Sprintf("%s[%d]", key, i)
 		}
-		s, err := d.scalar(item, k)
+		s, err := d.Scalar(item, k)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +101,7 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 		_, isInt := s.(*ast.IntegerNode)
 		_, isFloat := s.(*ast.FloatNode)
 		if (!isInt && !isFloat) || perr != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return nil, errAt(d.pos(s), k, "want a request rate above 0 in requests/s, like 2 or 0.5, got %q", text)
+			return nil, yamlnode.Errorf(d.Pos(s), k, "want a request rate above 0 in requests/s, like 2 or 0.5, got %q", text)
 		}
 		out = append(out, v)
 	}
@@ -125,14 +109,14 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 }
 
 func (d *decoder) duration(n ast.Node, key string, zeroOK bool) (time.Duration, error) {
-	s, err := d.scalar(n, key)
+	s, err := d.Scalar(n, key)
 	if err != nil {
 		return 0, err
 	}
 	text := s.GetToken().Value
 	v, err := time.ParseDuration(text)
 	if err != nil || v < 0 || (v == 0 && !zeroOK) {
-		return 0, errAt(d.pos(s), key, "want a duration above 0 like 30s, 5m or 1h30m, got %q", text)
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want a duration above 0 like 30s, 5m or 1h30m, got %q", text)
 	}
 	return v, nil
 }
@@ -140,17 +124,17 @@ func (d *decoder) duration(n ast.Node, key string, zeroOK bool) (time.Duration, 
 // command reads a command template: one string (a shell command line) or
 // a list of arguments.
 func (d *decoder) command(n ast.Node, key string) ([]string, bool, error) {
-	n, err := d.unwrap(n, key)
+	n, err := d.Unwrap(n, key)
 	if err != nil {
 		return nil, false, err
 	}
 	if seq, ok := n.(*ast.SequenceNode); ok {
 		if len(seq.Values) == 0 {
-			return nil, false, errAt(d.pos(n), key, "empty command; give a command line or a list of arguments")
+			return nil, false, yamlnode.Errorf(d.Pos(n), key, "empty command; give a command line or a list of arguments")
 		}
 		var out []string
 		for i, item := range seq.Values {
-			s, err := d.str(member{value: item, pos: d.pos(item)}, fmt.Sprintf("%s[%d]", key, i))
+			s, err := d.str(yamlnode.Entry{Value: item, Pos: d.Pos(item)}, fmt.Sprintf("%s[%d]", key, i))
 			if err != nil {
 				return nil, false, err
 			}
@@ -158,12 +142,12 @@ func (d *decoder) command(n ast.Node, key string) ([]string, bool, error) {
 		}
 		return out, false, nil
 	}
-	s, err := d.str(member{value: n, pos: d.pos(n)}, key)
+	s, err := d.str(yamlnode.Entry{Value: n, Pos: d.Pos(n)}, key)
 	if err != nil {
 		return nil, false, err
 	}
 	if strings.TrimSpace(s) == "" {
-		return nil, false, errAt(d.pos(n), key, "empty command; give a command line or a list of arguments")
+		return nil, false, yamlnode.Errorf(d.Pos(n), key, "empty command; give a command line or a list of arguments")
 	}
 	return []string{s}, true, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/yamlnode"
 )
 
 // Finder looks profiles up along a search path, then among the built-ins.
@@ -59,7 +60,7 @@ func (f *Finder) load(ref, from string, seen []string) (*Profile, error) {
 	id := p.Name + " (" + p.Source + ")"
 	for _, s := range seen {
 		if s == id {
-			return nil, errAt(p.ExtendsPos, "extends", "cycle: %s -> %s", strings.Join(seen, " -> "), id)
+			return nil, yamlnode.Errorf(p.ExtendsPos, "extends", "cycle: %s -> %s", strings.Join(seen, " -> "), id)
 		}
 	}
 	p.label("profile")
@@ -81,7 +82,7 @@ func (f *Finder) load(ref, from string, seen []string) (*Profile, error) {
 	if err != nil {
 		var pe *Error
 		if errors.Is(err, ErrNotFound) && !errors.As(err, &pe) {
-			return nil, errAt(p.ExtendsPos, "extends", "parent %v", err)
+			return nil, yamlnode.Errorf(p.ExtendsPos, "extends", "parent %v", err)
 		}
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func parseNamed(file, ref string, data []byte) (*Profile, error) {
 		p.Name = ref
 	case ref:
 	default:
-		return nil, errAt(Pos{File: file}, "name", "the file is %s but declares name %q; rename the file to %s.yaml or change the name", filepath.Base(file), p.Name, p.Name)
+		return nil, yamlnode.Errorf(Pos{File: file}, "name", "the file is %s but declares name %q; rename the file to %s.yaml or change the name", filepath.Base(file), p.Name, p.Name)
 	}
 	return p, nil
 }

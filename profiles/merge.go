@@ -1,5 +1,7 @@
 package profiles
 
+import "slices"
+
 // label sets From on every value that has none yet.
 func (p *Profile) label(from string) {
 	for k, v := range p.Settings {
@@ -95,7 +97,7 @@ func mergeOverlay(parent, child Overlay) Overlay {
 func union(a, b []string) []string {
 	out := append([]string(nil), a...)
 	for _, s := range b {
-		if !contains(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

@@ -1,24 +1,15 @@
 package profiles
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/sglaunch/sglaunch/internal/yamlnode"
 )
 
 // Pos is where a value was written.
-type Pos struct {
-	File      string
-	Line, Col int
-}
-
-func (p Pos) String() string {
-	if p.Line == 0 {
-		return p.File
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+type Pos = yamlnode.Pos
 
 // Kind says how a value was written.
 type Kind int
