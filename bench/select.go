@@ -21,38 +21,7 @@ func ProfileWorkloads(p *profiles.Profile) ([]Workload, error) {
 	if p == nil || p.Bench.Workloads == nil {
 		return nil, nil
 	}
-	return Decode(workloadsFile(p), "bench.workloads", p.Bench.Workloads)
-}
-
-// workloadsFile names the file that defined the profile's workloads: the
-// profile's own, or the nearest profile up its extends chain that has
-// bench.workloads (the node itself does not know its file).
-func workloadsFile(p *profiles.Profile) string {
-	sources := []string{p.Source}
-	names := []string{p.Name}
-	for i := len(p.Chain) - 1; i >= 0; i-- {
-		name, src, _ := strings.Cut(p.Chain[i], " (")
-		sources = append(sources, strings.TrimSuffix(src, ")"))
-		names = append(names, name)
-	}
-	for i, src := range sources {
-		if src == profiles.BuiltinSource {
-			return "built-in:" + names[i] + ".yaml"
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			continue
-		}
-		if q, err := profiles.Parse(src, data); err == nil && q.Bench.Workloads != nil {
-			return src
-		}
-	}
-	return p.Source
-}
-
-// IsFile reports whether a --workload argument names a file.
-func IsFile(ref string) bool {
-	return strings.ContainsRune(ref, os.PathSeparator) || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")
+	return Decode(p.Bench.WorkloadsFile, "bench.workloads", p.Bench.Workloads)
 }
 
 // Select resolves --workload arguments, in order: a name is looked up
@@ -79,7 +48,7 @@ func Select(refs []string, profile []Workload) ([]Workload, error) {
 	}
 	for _, ref := range refs {
 		ref = strings.TrimSpace(ref)
-		if IsFile(ref) {
+		if profiles.IsPath(ref) {
 			ws, err := LoadFile(ref)
 			if err != nil {
 				return nil, err

@@ -42,7 +42,8 @@ func SearchDirs(profilePath string, getenv func(string) string) []string {
 	return append(dirs, "/etc/sglaunch/profiles")
 }
 
-// IsPath reports whether ref names a file rather than a profile name.
+// IsPath reports whether ref, a --profile or --workload argument, names a
+// file rather than a name: it holds a path separator or ends in .yaml or .yml.
 func IsPath(ref string) bool {
 	return strings.ContainsRune(ref, os.PathSeparator) || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")
 }

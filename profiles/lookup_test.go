@@ -175,3 +175,33 @@ func TestShowRoundTrips(t *testing.T) {
 		})
 	}
 }
+
+// The bench package decodes bench.workloads; its errors must name the
+// file the node was written in, which extends can put up the chain.
+func TestExtendsWorkloadsFile(t *testing.T) {
+	dir := t.TempDir()
+	base := write(t, dir, "base.yaml", "args: {model-path: /m}\nbench:\n  workloads: [decode-1]\n")
+	write(t, dir, "mid.yaml", "extends: base\nbench:\n  args: {tp: 2}\n")
+	write(t, dir, "top.yaml", "extends: mid\n")
+	own := write(t, dir, "own.yaml", "extends: mid\nbench:\n  workloads: [sweep]\n")
+	tests := []struct{ ref, want string }{
+		{"base", base},
+		{"top", base},
+		{"own", own},
+		{"demo", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			p, err := (&Finder{Dirs: []string{dir}}).Load(tt.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Bench.WorkloadsFile; got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if (p.Bench.Workloads != nil) != (tt.want != "") {
+				t.Errorf("workloads node: got %v, want one only with a file", p.Bench.Workloads)
+			}
+		})
+	}
+}

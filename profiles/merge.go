@@ -87,9 +87,9 @@ func merge(parent, child *Profile) *Profile {
 }
 
 func mergeOverlay(parent, child Overlay) Overlay {
-	o := Overlay{Env: parent.Env.Merge(child.Env), Args: parent.Args.Merge(child.Args), Workloads: parent.Workloads, Pos: child.Pos}
+	o := Overlay{Env: parent.Env.Merge(child.Env), Args: parent.Args.Merge(child.Args), Workloads: parent.Workloads, WorkloadsFile: parent.WorkloadsFile, Pos: child.Pos}
 	if child.Workloads != nil {
-		o.Workloads = child.Workloads
+		o.Workloads, o.WorkloadsFile = child.Workloads, child.WorkloadsFile
 	}
 	return o
 }

@@ -93,7 +93,7 @@ func (d *decoder) overlay(e yamlnode.Entry, o *Overlay, known []string) error {
 		case "args":
 			o.Args, err = d.args(x.Value, path)
 		case "workloads":
-			o.Workloads = x.Value
+			o.Workloads, o.WorkloadsFile = x.Value, d.File
 		}
 		if err != nil {
 			return err

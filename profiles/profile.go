@@ -99,7 +99,11 @@ type Overlay struct {
 	// Workloads is the raw bench.workloads node, decoded by the bench
 	// package, which owns the workload format.
 	Workloads ast.Node
-	Pos       Pos
+	// WorkloadsFile names the file Workloads was written in (the profile's
+	// own, or the one up its extends chain that defined it), for the
+	// positions of the bench package's errors.
+	WorkloadsFile string
+	Pos           Pos
 }
 
 // Profile is one profile file, or the result of applying its extends chain.
