@@ -6,11 +6,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // Generous bounds: these tests must not flake on a loaded 2-core machine.
@@ -78,14 +81,9 @@ func TestGateWaitsFor200(t *testing.T) {
 }
 
 func TestGateConnectionRefusedMeansLoading(t *testing.T) {
-	// Reserve a port, close it: connections are refused until the
+	// A port free a moment ago: connections are refused until the
 	// "server" binds it.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testkit.FreePort(t)))
 	g := newGate("http://"+addr, NewTracker(time.Now()))
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
@@ -94,7 +92,7 @@ func TestGateConnectionRefusedMeansLoading(t *testing.T) {
 		_, err := g.Wait(ctx)
 		done <- err
 	}()
-	waitUntil(t, "a refused probe", func() bool { return strings.Contains(g.LastProbe(), "refused") })
+	testkit.WaitFor(t, testWait, "a refused probe", func() bool { return strings.Contains(g.LastProbe(), "refused") })
 	select {
 	case err := <-done:
 		t.Fatalf("gate returned while the port was closed: %v", err)
@@ -124,7 +122,7 @@ func TestGateProbesAtOnceOnReadyLine(t *testing.T) {
 		_, err := g.Wait(ctx)
 		done <- err
 	}()
-	waitUntil(t, "the first probe", func() bool { return h.probe.Load() >= 1 })
+	testkit.WaitFor(t, testWait, "the first probe", func() bool { return h.probe.Load() >= 1 })
 	h.set(200)
 	tr.Observe([]byte("[2026] " + ReadyLine + "\n"))
 	select {
@@ -219,17 +217,6 @@ func TestStatusTextETA(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // writes records each Write separately.
@@ -50,12 +52,12 @@ func TestRelayLines(t *testing.T) {
 	// A line written in two parts goes out whole.
 	w.Write([]byte("first "))
 	w.Write([]byte("line\nsecond li"))
-	waitUntil(t, "the first line", func() bool { return len(dst.get()) >= 1 })
+	testkit.WaitFor(t, launchTimeout, "the first line", func() bool { return len(dst.get()) >= 1 })
 	if got := dst.get()[0]; got != "first line\n" {
 		t.Errorf("first write: got %q, want %q", got, "first line\n")
 	}
 	// An unfinished line (a progress bar) is not held back for long.
-	waitUntil(t, "the partial line", func() bool { return len(dst.get()) >= 2 })
+	testkit.WaitFor(t, launchTimeout, "the partial line", func() bool { return len(dst.get()) >= 2 })
 	if got := dst.get()[1]; got != "second li" {
 		t.Errorf("partial line: got %q, want %q", got, "second li")
 	}
@@ -155,16 +157,5 @@ func TestTailDropsCutLine(t *testing.T) {
 		if l != "x" {
 			t.Fatalf("got line %q after truncation, want only whole lines", l)
 		}
-	}
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(launchTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -1,10 +1,8 @@
 package launcher
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -31,30 +30,12 @@ const (
 	promptly = 10 * time.Second
 )
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // fake is a plan that runs testdata/fake_server.py, plus the buffers its
 // output and sglaunch's lines go to.
 type fake struct {
 	plan           *Plan
-	stdout, stderr *syncBuffer
-	logs           *syncBuffer
+	stdout, stderr *testkit.SyncBuffer
+	logs           *testkit.SyncBuffer
 	dir            string
 }
 
@@ -89,12 +70,12 @@ func newFake(t *testing.T, env map[string]string, set map[string]string) *fake {
 		Profile:     "fake",
 		Mode:        ModeServe,
 		Python:      py,
-		Argv:        []string{py, "-u", script, "--port", strconv.Itoa(freePort(t))},
+		Argv:        []string{py, "-u", script, "--port", strconv.Itoa(testkit.FreePort(t))},
 		Environ:     environ,
 		Settings:    settings,
 		Fingerprint: strings.Repeat("ab", 32),
 	}
-	return &fake{plan: plan, stdout: &syncBuffer{}, stderr: &syncBuffer{}, logs: &syncBuffer{}, dir: t.TempDir()}
+	return &fake{plan: plan, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, logs: &testkit.SyncBuffer{}, dir: t.TempDir()}
 }
 
 func (f *fake) options(t *testing.T) RunOptions {
@@ -104,16 +85,6 @@ func (f *fake) options(t *testing.T) RunOptions {
 		t.Fatal(err)
 	}
 	return RunOptions{Stdout: f.stdout, Stderr: f.stderr, Logger: log, StateDir: f.dir}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // noSurvivors fails the test if any process started by it is still alive.

@@ -1,16 +1,15 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
 )
 
@@ -222,29 +221,11 @@ func TestRunBadLoad(t *testing.T) {
 	}
 }
 
-// syncWriter is a buffer safe for the progress goroutine and the test.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
-
 func TestProgress(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		s := &loadgentest.Server{TTFT: 5 * time.Millisecond, ITL: 10 * time.Millisecond}
 		c := stub(t, s)
-		var out syncWriter
+		var out testkit.SyncBuffer
 		p := &Progress{W: &out, TTY: tty, Interval: 20 * time.Millisecond, Prefix: "wl"}
 		if _, err := c.Run(runCtx(t), Load{API: Generate, InputLen: 4, OutputLen: 30, Requests: 2}, Level{Concurrency: 1}, p); err != nil {
 			t.Fatal(err)

@@ -2,12 +2,12 @@ package preflight
 
 import (
 	"context"
-	"net"
 	"os"
 	"strconv"
 	"testing"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
@@ -24,13 +24,9 @@ func demoPlan(b *testing.B) *launcher.Plan {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := listenFree()
-	if err != nil {
-		b.Fatal(err)
-	}
 	plan, err := launcher.Resolve(launcher.Request{
 		Profile: p, Mode: launcher.ModeServe, Environ: os.Environ(),
-		Sets:   []string{"args.port=" + strconv.Itoa(l)},
+		Sets:   []string{"args.port=" + strconv.Itoa(testkit.FreePort(b))},
 		SimDir: func() (string, error) { return dir, nil },
 	})
 	if err != nil {
@@ -65,13 +61,4 @@ func BenchmarkRunDemoCached(b *testing.B) {
 			b.Fatalf("cached run: %+v", r.SGLang)
 		}
 	}
-}
-
-func listenFree() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

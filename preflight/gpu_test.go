@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // fakeNvidiaSMI writes an nvidia-smi that prints csv (or fails with
@@ -82,7 +84,7 @@ func TestGPUs(t *testing.T) {
 			if tt.status != 0 {
 				stderr = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
 			}
-			yaml := fmt.Sprintf("name: test\npython: python3\nenv:\n%s  X: y\nargs:\n  model-path: %s\n  port: %d\n%s", tt.env, modelDir(t), freePort(t), tt.args)
+			yaml := fmt.Sprintf("name: test\npython: python3\nenv:\n%s  X: y\nargs:\n  model-path: %s\n  port: %d\n%s", tt.env, modelDir(t), testkit.FreePort(t), tt.args)
 			r := run(t, resolve(t, yaml, ""), Options{Catalog: true, LookPath: fakeNvidiaSMI(t, tt.csv, stderr, tt.status)})
 			var got []string
 			for _, f := range r.Findings {

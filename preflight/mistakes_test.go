@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // modelDir makes a local model directory SGLang could load.
@@ -21,16 +23,6 @@ func modelDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // TestMistakes has one fixture per class of mistake the issue names: each
@@ -128,7 +120,7 @@ func TestMistakes(t *testing.T) {
 	model := modelDir(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port := freePort(t)
+			port := testkit.FreePort(t)
 			profile := func(env, args string) string {
 				return fmt.Sprintf("name: test\npython: python3\nenv:\n%s  X_PLACEHOLDER: x\nargs:\n  model-path: %s\n  port: %d\n%s", env, model, port, args)
 			}
@@ -184,7 +176,7 @@ func TestMissingModelPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nargs:\n  model-path: %s\n  port: %d\n", tt.path, freePort(t)), "")
+			plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nargs:\n  model-path: %s\n  port: %d\n", tt.path, testkit.FreePort(t)), "")
 			f := only(t, run(t, plan, Options{Catalog: true}), CheckModel, "--model-path")
 			if f.Status != tt.status || f.Reason != tt.reason || f.Fix != tt.fix {
 				t.Errorf("got %v %q fix %q\nwant %v %q fix %q", f.Status, f.Reason, f.Fix, tt.status, tt.reason, tt.fix)
@@ -220,7 +212,7 @@ func TestBusyPort(t *testing.T) {
 // TestSecretsNotShown: a secret flag's stray value never appears in a
 // finding.
 func TestSecretsNotShown(t *testing.T) {
-	plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nargs:\n  model-path: %s\n  port: %d\n", modelDir(t), freePort(t)), "", "--api-key", "sk-first", "sk-second", "--max-total-tokens", "128k")
+	plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nargs:\n  model-path: %s\n  port: %d\n", modelDir(t), testkit.FreePort(t)), "", "--api-key", "sk-first", "sk-second", "--max-total-tokens", "128k")
 	r := run(t, plan, Options{Catalog: true})
 	f := only(t, r, CheckFlags, "--api-key")
 	if f.Status != Fail || strings.Contains(f.Reason+f.Fix, "sk-") || !strings.Contains(f.Reason, "<redacted>") {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
@@ -42,7 +43,7 @@ args:
   disable-radix-cache: true
   attention-backend: fa4
   mem-fraction-static: abc
-`, pkg, modelDir(t), freePort(t))
+`, pkg, modelDir(t), testkit.FreePort(t))
 	plan := resolve(t, yaml, "")
 	r := run(t, plan, Options{StateDir: state})
 	wantInfo := SGLangInfo{Version: "9.9.9", Location: filepath.Join(pkg, "sglang"), Flags: "--help"}
@@ -100,7 +101,7 @@ args:
 	}
 
 	// A missing required flag fails, as argparse would.
-	noModel := resolve(t, fmt.Sprintf("name: test\npython: python3\nenv:\n  PYTHONPATH: %s\nargs:\n  port: %d\n", pkg, freePort(t)), "")
+	noModel := resolve(t, fmt.Sprintf("name: test\npython: python3\nenv:\n  PYTHONPATH: %s\nargs:\n  port: %d\n", pkg, testkit.FreePort(t)), "")
 	f := only(t, run(t, noModel, Options{StateDir: state}), CheckFlags, "--model-path")
 	if f.Status != Fail || f.Reason != "required, but not given: SGLang exits at once with 'the following arguments are required: --model-path'" {
 		t.Errorf("missing --model-path: got %v %q", f.Status, f.Reason)
@@ -124,7 +125,7 @@ time.sleep(600)`, "failed: timed out after 1s; killed"},
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pkg := fakeSGLang(t, t.TempDir(), "1.0.0", tt.code)
-			plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nenv:\n  PYTHONPATH: %s\nargs:\n  model-path: %s\n  port: %d\n", pkg, modelDir(t), freePort(t)), "")
+			plan := resolve(t, fmt.Sprintf("name: test\npython: python3\nenv:\n  PYTHONPATH: %s\nargs:\n  model-path: %s\n  port: %d\n", pkg, modelDir(t), testkit.FreePort(t)), "")
 			r := run(t, plan, Options{StateDir: t.TempDir(), HelpTimeout: time.Second})
 			f := only(t, r, CheckPython, "sglang.launch_server --help")
 			if f.Status != Fail || !strings.Contains(f.Reason, tt.want) || !strings.HasSuffix(f.Reason, "the server would fail the same way at start-up") {
@@ -170,7 +171,7 @@ func TestInterpreterProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := resolve(t, fmt.Sprintf("name: test\npython: %s\nmodule: %s\nenv:\n  PYTHONPATH: %s\nargs:\n  model-path: %s\n  port: %d\n", tt.python, tt.module, tt.pythonpath, modelDir(t), freePort(t)), "")
+			plan := resolve(t, fmt.Sprintf("name: test\npython: %s\nmodule: %s\nenv:\n  PYTHONPATH: %s\nargs:\n  model-path: %s\n  port: %d\n", tt.python, tt.module, tt.pythonpath, modelDir(t), testkit.FreePort(t)), "")
 			f := only(t, run(t, plan, Options{Catalog: true}), CheckPython, tt.subject)
 			want := tt.reason
 			if want == "" {
@@ -197,7 +198,7 @@ func TestSimulator(t *testing.T) {
 	}
 	plan, err := launcher.Resolve(launcher.Request{
 		Profile: p, Mode: launcher.ModeServe, Environ: os.Environ(),
-		Sets:   []string{"args.port=" + strconv.Itoa(freePort(t))},
+		Sets:   []string{"args.port=" + strconv.Itoa(testkit.FreePort(t))},
 		SimDir: func() (string, error) { return dir, nil },
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // Generous limits: the tests must hold on a loaded 2-core machine under -race.
@@ -115,16 +115,6 @@ type simProc struct {
 	err    error // from cmd.Wait, valid once done is closed
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func randomMarker(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 8)
@@ -172,7 +162,7 @@ func startSim(t testing.TB, env []string, args ...string) *simProc {
 		args = append([]string{"--model-path", testModel}, args...)
 	}
 	if !hasFlag(args, "--port") {
-		p.port = freePort(t)
+		p.port = testkit.FreePort(t)
 		args = append(args, "--port", strconv.Itoa(p.port))
 	}
 	p.cmd = exec.Command("python3", append([]string{"-m", "sglang.launch_server"}, args...)...)

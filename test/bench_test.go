@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // benchBound: how long a small benchmark run on the simulator may take on
@@ -188,7 +189,7 @@ func TestBenchLaunch(t *testing.T) {
 	port := simProfile(t, e, "fast", fastSim, "bench:\n  workloads:"+strings.ReplaceAll(smallWorkloads, "\n  ", "\n    "))
 	p := e.Start("bench", "--profile", "fast")
 	var serverPID int
-	waitFor(t, waitTimeout, "the server to listen", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the server to listen", func() bool {
 		serverPID, _ = proc.ListeningPID(port)
 		return serverPID > 0 || isDone(p)
 	})
@@ -322,7 +323,7 @@ func TestBenchInputErrors(t *testing.T) {
 
 func TestBenchUnreachableURL(t *testing.T) {
 	e := newEnv(t)
-	url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	url := fmt.Sprintf("http://127.0.0.1:%d", testkit.FreePort(t))
 	_, stderr, code := e.Run("bench", "--url", url)
 	if code != 1 || !strings.Contains(stderr, "cannot reach the server at "+url) || !strings.Contains(stderr, "connection refused") {
 		t.Fatalf("exit %d, want 1 saying the server cannot be reached:\n%s", code, stderr)
@@ -349,7 +350,7 @@ func TestBenchServerDiesMidRun(t *testing.T) {
       requests: 1
 `)
 	p := e.Start("bench", "--profile", "dies")
-	waitFor(t, waitTimeout, "the long workload", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the long workload", func() bool {
 		return strings.Contains(p.Stderr(), "quick c=1: 2 ok") || isDone(p)
 	})
 	pid, err := proc.ListeningPID(port)
@@ -402,7 +403,7 @@ func TestBenchInterrupted(t *testing.T) {
 	e := newEnv(t)
 	port := simProfile(t, e, "intr", fastSim, "bench:\n  workloads:\n    - name: long\n      output_len: 100000\n      requests: 1\n")
 	p := e.Start("bench", "--profile", "intr")
-	waitFor(t, waitTimeout, "the run to start", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the run to start", func() bool {
 		return strings.Contains(p.Stderr(), "sglaunch: healthy after") || isDone(p)
 	})
 	descendants := descendantsOf(t, p.Cmd.Process.Pid)
@@ -425,7 +426,7 @@ func TestBenchKeepRunning(t *testing.T) {
 	name := "keep"
 	port := simProfile(t, e, name, fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	p := e.Start("bench", "--profile", name, "--keep-running")
-	waitFor(t, benchBound, "server kept running", func() bool {
+	testkit.WaitFor(t, benchBound, "server kept running", func() bool {
 		return strings.Contains(p.Stderr(), "server kept running at") || isDone(p)
 	})
 	if isDone(p) {

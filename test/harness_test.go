@@ -1,19 +1,17 @@
 package test
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // Generous bounds: these tests must not flake on a loaded 2-core machine.
@@ -40,12 +38,9 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	sglaunchBin = filepath.Join(dir, "sglaunch")
 	sharedCache = filepath.Join(dir, "cache")
-	build := exec.Command("go", "build", "-o", sglaunchBin, "../cmd/sglaunch")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build sglaunch:", err)
+	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
@@ -108,7 +103,7 @@ func (e *testEnv) Profile(name, yaml string) string {
 // Proc is a running sglaunch.
 type Proc struct {
 	Cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *testkit.SyncBuffer
 	done           chan struct{}
 	code           int
 }
@@ -119,7 +114,7 @@ func (e *testEnv) Start(args ...string) *Proc {
 	cmd := exec.Command(sglaunchBin, args...)
 	cmd.Env = e.environ()
 	cmd.Dir = e.Dir
-	p := &Proc{Cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &Proc{Cmd: cmd, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -168,49 +163,6 @@ func (e *testEnv) Run(args ...string) (stdout, stderr string, code int) {
 	p := e.Start(args...)
 	code = p.Wait(e.t, commandTimeout)
 	return p.Stdout(), p.Stderr(), code
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// freePort returns a TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// waitFor polls cond until it holds or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 // alive reports whether a process exists and is not a zombie.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // realPython is the interpreter itself, not a shim that execs another,
@@ -55,7 +57,7 @@ env:
   SGLANG_SIM_LOAD_SECONDS: 0.2
 args:
   port: %d
-`, realPython(t), rec, freePort(t)))
+`, realPython(t), rec, testkit.FreePort(t)))
 	e.Vars["NCCL_ALGO"] = "Tree"
 	e.Vars["NCCL_DEBUG"] = "INFO"
 
@@ -74,7 +76,7 @@ args:
 
 	// The kimi model paths do not exist here: preflight would refuse.
 	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
-	waitFor(t, waitTimeout, "the sim's record of its argv and environment", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the sim's record of its argv and environment", func() bool {
 		_, err := os.Stat(rec)
 		return err == nil
 	})
@@ -154,7 +156,7 @@ func TestServeDryRun(t *testing.T) {
 // not the log file, not the runtime state.
 func TestSecretsNeverPrinted(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("secret", kimiOnSim(t, port))
 	const key, token = "sk-live-0123456789", "hf_abcdefghijkl"
 	logFile := filepath.Join(e.Dir, "server.log")

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // normalizePreflight replaces what differs between machines and runs:
@@ -34,7 +36,7 @@ func normalizePreflight(out string, port int) string {
 // list.
 func TestPreflightDemo(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	set := "args.port=" + strconv.Itoa(port)
 	stdout, stderr, code := e.Run("preflight", "--profile", "demo", "--set", set)
 	if code != 0 {
@@ -152,7 +154,7 @@ func findingLine(out, status, subject, text string) bool {
 // exits 1, with only the expected warnings among its flags and variables.
 func TestPreflightKimi(t *testing.T) {
 	e := newEnv(t)
-	stdout, stderr, code := e.Run("preflight", "--profile", "kimi-k2.5-int4-eagle3", "--catalog", "--set", "args.port="+strconv.Itoa(freePort(t)))
+	stdout, stderr, code := e.Run("preflight", "--profile", "kimi-k2.5-int4-eagle3", "--catalog", "--set", "args.port="+strconv.Itoa(testkit.FreePort(t)))
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // Bounds for the supervision tests. They are generous (a loaded 2-core
@@ -35,7 +36,7 @@ const (
 // returns the port.
 func simProfile(t *testing.T, e *testEnv, name string, simEnv map[string]string, extra string) int {
 	t.Helper()
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	var env strings.Builder
 	keys := make([]string, 0, len(simEnv))
 	for k := range simEnv {
@@ -81,7 +82,7 @@ func allGone(t *testing.T, pids []int) {
 // waitServeHealthy waits until sglaunch says the server is healthy.
 func waitServeHealthy(t *testing.T, p *Proc) {
 	t.Helper()
-	waitFor(t, waitTimeout, "sglaunch: healthy", func() bool {
+	testkit.WaitFor(t, waitTimeout, "sglaunch: healthy", func() bool {
 		select {
 		case <-p.Done():
 			t.Fatalf("sglaunch exited early:\n%s", p.Stderr())
@@ -110,7 +111,7 @@ func TestServeCrashDuringLoad(t *testing.T) {
 	}, "health:\n  poll_interval: 1h\n  stall_timeout: 10m\n")
 	p := e.Start("serve", "--profile", "crash")
 	var crashSeen time.Time
-	waitFor(t, waitTimeout, "the crash's traceback", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the crash's traceback", func() bool {
 		if strings.Contains(p.Stderr(), "Traceback") {
 			crashSeen = time.Now()
 			return true
@@ -219,10 +220,10 @@ func TestServeSystemdNotify(t *testing.T) {
 	e.Vars["WATCHDOG_USEC"] = "400000"
 	p := e.Start("serve", "--profile", "slow", "--log-file", filepath.Join(e.Dir, "server.log"))
 	waitServeHealthy(t, p)
-	waitFor(t, waitTimeout, "WATCHDOG=1", func() bool { return msgIndex(sock.Messages(), "WATCHDOG=1") >= 0 })
+	testkit.WaitFor(t, waitTimeout, "WATCHDOG=1", func() bool { return msgIndex(sock.Messages(), "WATCHDOG=1") >= 0 })
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
-	waitFor(t, waitTimeout, "STOPPING=1", func() bool { return msgIndex(sock.Messages(), "STOPPING=1") >= 0 })
+	testkit.WaitFor(t, waitTimeout, "STOPPING=1", func() bool { return msgIndex(sock.Messages(), "STOPPING=1") >= 0 })
 
 	msgs := sock.Messages()
 	ready := msgIndex(msgs, "READY=1")
@@ -342,7 +343,7 @@ func TestServeSIGKILLedLeavesNoServer(t *testing.T) {
 	}
 	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
 	p.Wait(t, commandTimeout)
-	waitFor(t, goneBound, "the server and its workers to die", func() bool {
+	testkit.WaitFor(t, goneBound, "the server and its workers to die", func() bool {
 		return !slices.ContainsFunc(pids, alive)
 	})
 }
@@ -397,7 +398,7 @@ func TestServeJSONLogs(t *testing.T) {
 	simProfile(t, e, "json", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3"}, "")
 	e.Vars["SGLAUNCH_LOG_FORMAT"] = "text"
 	p := e.Start("serve", "--profile", "json", "--log-format", "json")
-	waitFor(t, waitTimeout, "a JSON healthy line", func() bool {
+	testkit.WaitFor(t, waitTimeout, "a JSON healthy line", func() bool {
 		return strings.Contains(p.Stderr(), `"msg":"healthy after `)
 	})
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)

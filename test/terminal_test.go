@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // TestServeTerminal: run in a terminal (script(1) gives sglaunch one),
@@ -20,7 +21,7 @@ func TestServeTerminal(t *testing.T) {
 	cmd := exec.Command(scriptBin, "-qefc", sglaunchBin+" serve --profile tty", "/dev/null")
 	cmd.Env = e.environ()
 	cmd.Dir = e.Dir
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -35,7 +36,7 @@ func TestServeTerminal(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	})
-	waitFor(t, waitTimeout, "sglaunch: healthy", func() bool { return strings.Contains(out.String(), "sglaunch: healthy after ") })
+	testkit.WaitFor(t, waitTimeout, "sglaunch: healthy", func() bool { return strings.Contains(out.String(), "sglaunch: healthy after ") })
 	sglaunch := 0
 	pids, _ := proc.Descendants(cmd.Process.Pid)
 	for _, pid := range pids {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // kimiOnSim is a profile that runs the simulator with the reference
@@ -70,7 +72,7 @@ func startByHand(t *testing.T, argv []string, env map[string]string) *exec.Cmd {
 
 func waitHealthy(t *testing.T, port int) {
 	t.Helper()
-	waitFor(t, waitTimeout, "/health 200", func() bool {
+	testkit.WaitFor(t, waitTimeout, "/health 200", func() bool {
 		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/health")
 		if err != nil {
 			return false
@@ -92,7 +94,7 @@ func handEnv(simDir string, kv ...string) map[string]string {
 
 func TestVerifyHandStartedDeployment(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
 	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
 
@@ -115,7 +117,7 @@ func TestVerifyHandStartedDeployment(t *testing.T) {
 
 func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
 	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
 	conf := filepath.Join(e.Dir, "nccl.conf")
@@ -169,7 +171,7 @@ func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
 func rankPID(t *testing.T, pid, rank int) int {
 	t.Helper()
 	var found int
-	waitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
+	testkit.WaitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
 		entries, _ := os.ReadDir("/proc")
 		for _, en := range entries {
 			p, err := strconv.Atoi(en.Name())
@@ -202,7 +204,7 @@ func argValue(argv []string, flag string) string {
 
 func TestVerifySiteHook(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	hooks := filepath.Join(e.Dir, "hooks")
 	if err := os.MkdirAll(hooks, 0o755); err != nil {
 		t.Fatal(err)
@@ -232,7 +234,7 @@ func TestVerifySiteHook(t *testing.T) {
 
 func TestVerifyLoadingOrGone(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
 	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
 	env := handEnv(planEnv["PYTHONPATH"], "SGLANG_SIM_LOAD_SECONDS=60")
@@ -277,7 +279,7 @@ func lineWith(out string, words ...string) bool {
 // variable; the same deployment started by sglaunch serve matches.
 func TestVerifyReferenceScenario(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)
@@ -306,7 +308,7 @@ func TestVerifyReferenceScenario(t *testing.T) {
 		t.Errorf("verify of sglaunch serve (via sglaunch's pid): exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
 	// With no target, verify finds the launch through its runtime state.
-	waitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
+	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
 		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json"))
 		return err == nil && strings.Contains(string(b), `"ready_at"`)
 	})
@@ -329,7 +331,7 @@ func TestVerifyReferenceScenario(t *testing.T) {
 // variable and the file, before any load; --allow-site-overrides only warns.
 func TestServeRefusesSiteOverride(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	hooks := filepath.Join(e.Dir, "hooks")
 	if err := os.MkdirAll(hooks, 0o755); err != nil {
 		t.Fatal(err)
@@ -368,7 +370,7 @@ func TestServeRefusesSiteOverride(t *testing.T) {
 // serve names the nearest record and the settings that differ.
 func TestServeNamesNearestRecord(t *testing.T) {
 	e := newEnv(t)
-	port := freePort(t)
+	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
 		t.Fatalf("bench: exit %d\n%s", code, stderr)

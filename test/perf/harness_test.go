@@ -1,9 +1,7 @@
 package perf
 
 import (
-	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // Generous bounds for one run; a benchmark that hits one is broken.
@@ -36,11 +36,7 @@ func sglaunch(b *testing.B) string {
 		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(workDir, "sglaunch")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/sglaunch").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("build sglaunch: %v\n%s", err, out)
-		}
+		binPath, buildErr = testkit.BuildSglaunch(workDir)
 	})
 	if buildErr != nil {
 		b.Fatal(buildErr)
@@ -91,7 +87,7 @@ func newEnv(b *testing.B, simEnv map[string]string, extra string) *env {
 		b.Fatal(err)
 	}
 	yaml := fmt.Sprintf("python: %s\nenv:\n  PYTHONPATH: ${SGLAUNCH_SIM_DIR}\n%sargs:\n  model-path: sim/model\n  tp: 2\n  port: %d\n%s",
-		python(b), envYAML.String(), freePort(b), extra)
+		python(b), envYAML.String(), testkit.FreePort(b), extra)
 	if err := os.WriteFile(filepath.Join(profiles, "perf.yaml"), []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -104,34 +100,6 @@ func (e *env) command(b *testing.B, args ...string) *exec.Cmd {
 	cmd.Dir = e.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
-}
-
-func freePort(b *testing.B) int {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// lockedBuffer collects output that a test polls.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // events reads the sim's SGLANG_SIM_EVENTS file: "NAME UNIX_NANOS" lines.

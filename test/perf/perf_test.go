@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // BenchmarkReadiness measures readiness detection: from the moment the
@@ -56,7 +58,7 @@ func BenchmarkReadiness(b *testing.B) {
 		}()
 		cmd := e.command(b, "serve", "--profile", "perf")
 		cmd.Env = append(cmd.Env, "NOTIFY_SOCKET="+sock)
-		stderr := &lockedBuffer{}
+		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
@@ -89,7 +91,7 @@ func BenchmarkCrashDetection(b *testing.B) {
 			"SGLANG_SIM_EVENTS":            ev,
 		}, "")
 		cmd := e.command(b, "serve", "--profile", "perf")
-		stderr := &lockedBuffer{}
+		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
@@ -179,7 +181,7 @@ func BenchmarkLogRelay(b *testing.B) {
 
 		// 3. Through sglaunch (pipe mode: its stdout is not a terminal).
 		cmd = e.command(b, "serve", "--profile", "perf")
-		stderr := &lockedBuffer{}
+		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
@@ -242,7 +244,7 @@ func BenchmarkStartStop(b *testing.B) {
 	for range b.N {
 		start := time.Now()
 		cmd := e.command(b, "serve", "--profile", "perf")
-		stderr := &lockedBuffer{}
+		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)

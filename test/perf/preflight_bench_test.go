@@ -5,14 +5,14 @@ package perf
 //	go test ./test/perf -run '^$' -bench Preflight -benchtime 20x
 
 import (
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // The preflight benchmarks build their own binary, so that they stand
@@ -31,25 +31,12 @@ func preflightBinary(b *testing.B) string {
 			pfErr = err
 			return
 		}
-		pfBin = filepath.Join(dir, "sglaunch")
-		if out, err := exec.Command("go", "build", "-o", pfBin, "../../cmd/sglaunch").CombinedOutput(); err != nil {
-			pfErr = fmt.Errorf("build sglaunch: %v\n%s", err, out)
-		}
+		pfBin, pfErr = testkit.BuildSglaunch(dir)
 	})
 	if pfErr != nil {
 		b.Fatal(pfErr)
 	}
 	return pfBin
-}
-
-func preflightPort(b *testing.B) int {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // preflight runs `sglaunch preflight --profile demo` with a state
@@ -70,7 +57,7 @@ func preflight(b *testing.B, home, state string, port int) {
 // no cached flag list, so python3 runs the probe and --help (concurrently)
 // and the package sources are scanned.
 func BenchmarkPreflightDemoCold(b *testing.B) {
-	home, port := b.TempDir(), preflightPort(b)
+	home, port := b.TempDir(), testkit.FreePort(b)
 	preflight(b, home, b.TempDir(), port) // unpacks the simulator once
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -84,7 +71,7 @@ func BenchmarkPreflightDemoCold(b *testing.B) {
 // BenchmarkPreflightDemoCached is every later preflight: one python3 probe,
 // the flag list read from the state directory. Target: under 2 s.
 func BenchmarkPreflightDemoCached(b *testing.B) {
-	home, state, port := b.TempDir(), b.TempDir(), preflightPort(b)
+	home, state, port := b.TempDir(), b.TempDir(), testkit.FreePort(b)
 	preflight(b, home, state, port)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -2,7 +2,6 @@ package benchperf
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 var (
@@ -29,10 +30,8 @@ func sglaunch(b *testing.B) string {
 			buildErr = err
 			return
 		}
-		binPath, cacheDir = filepath.Join(dir, "sglaunch"), filepath.Join(dir, "cache")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../../../cmd/sglaunch").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build sglaunch: %v\n%s", err, out)
-		}
+		cacheDir = filepath.Join(dir, "cache")
+		binPath, buildErr = testkit.BuildSglaunch(dir)
 	})
 	if buildErr != nil {
 		b.Fatal(buildErr)
@@ -77,7 +76,7 @@ func newEnv(b *testing.B, simEnv map[string]string, extra string) *env {
 		b.Fatal(err)
 	}
 	yaml := fmt.Sprintf("python: %s\nenv:\n  PYTHONPATH: ${SGLAUNCH_SIM_DIR}\n%sargs:\n  model-path: sim/model\n  tp: 2\n  port: %d\n%s",
-		strings.TrimSpace(string(python)), envYAML.String(), freePort(b), extra)
+		strings.TrimSpace(string(python)), envYAML.String(), testkit.FreePort(b), extra)
 	if err := os.WriteFile(filepath.Join(profiles, "perf.yaml"), []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -90,14 +89,4 @@ func (e *env) command(b *testing.B, args ...string) *exec.Cmd {
 	cmd.Dir = e.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
-}
-
-func freePort(b *testing.B) int {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
