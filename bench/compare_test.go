@@ -4,34 +4,15 @@ import (
 	"bytes"
 	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
-	}
-}
 
 // fixture builds a launched run of one decode-1 level and a sweep level.
 func fixture(id string, decode, ttft float64, argv []string, env map[string]string) *Record {
@@ -121,7 +102,7 @@ func TestCompare(t *testing.T) {
 	if err := WriteComparison(&out, c, false); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compare", out.Bytes())
+	testkit.Golden(t, "compare", out.String(), *update)
 }
 
 func TestCompareUnknownPlan(t *testing.T) {
@@ -150,11 +131,11 @@ func TestRenderGolden(t *testing.T) {
 	if err := WriteShow(&show, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "show", show.Bytes())
+	testkit.Golden(t, "show", show.String(), *update)
 	var list bytes.Buffer
 	if err := WriteList(&list, []Entry{{ID: "aaaa0001", Started: r.Started, Status: "ok", Profile: "kimi", Fingerprint: r.Fingerprint, Workloads: []string{"decode-1", "sweep8"}, Headline: Headline(r)},
 		{ID: "broken", Err: "not a record"}}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "list", list.Bytes())
+	testkit.Golden(t, "list", list.String(), *update)
 }

@@ -60,6 +60,16 @@ func (h *healthServer) set(codes ...int) {
 	h.mu.Unlock()
 }
 
+// waitInBackground runs g.Wait; its error arrives on the channel.
+func waitInBackground(ctx context.Context, g *Gate) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Wait(ctx)
+		done <- err
+	}()
+	return done
+}
+
 func newGate(url string, tr *Tracker) *Gate {
 	return &Gate{URL: url + "/health", PollInterval: 10 * time.Millisecond, RequestTimeout: 5 * time.Second, Tracker: tr}
 }
@@ -87,11 +97,7 @@ func TestGateConnectionRefusedMeansLoading(t *testing.T) {
 	g := newGate("http://"+addr, NewTracker(time.Now()))
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := g.Wait(ctx)
-		done <- err
-	}()
+	done := waitInBackground(ctx, g)
 	testkit.WaitFor(t, testWait, "a refused probe", func() bool { return strings.Contains(g.LastProbe(), "refused") })
 	select {
 	case err := <-done:
@@ -117,11 +123,7 @@ func TestGateProbesAtOnceOnReadyLine(t *testing.T) {
 	g.PollInterval = longPoll
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := g.Wait(ctx)
-		done <- err
-	}()
+	done := waitInBackground(ctx, g)
 	testkit.WaitFor(t, testWait, "the first probe", func() bool { return h.probe.Load() >= 1 })
 	h.set(200)
 	tr.Observe([]byte("[2026] " + ReadyLine + "\n"))

@@ -108,11 +108,7 @@ func TestGateNotifiesProgress(t *testing.T) {
 	g.StallTimeout = time.Hour
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := g.Wait(ctx)
-		done <- err
-	}()
+	done := waitInBackground(ctx, g)
 	var seen []string
 	expect := func(prefix, contains string) {
 		t.Helper()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -49,27 +50,6 @@ func resolve(t *testing.T, req Request) *Plan {
 	return plan
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./launcher -update): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 // TestConfigGolden pins the printed config of both built-ins, in both
 // modes, as text and JSON.
 func TestConfigGolden(t *testing.T) {
@@ -78,8 +58,8 @@ func TestConfigGolden(t *testing.T) {
 		for _, mode := range []string{ModeServe, ModeBench} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				plan := resolve(t, Request{Profile: load(t, nil, name), Mode: mode, Environ: environ})
-				golden(t, "config-"+name+"-"+mode+".txt", []byte(plan.Text()))
-				golden(t, "config-"+name+"-"+mode+".json", plan.View().JSON())
+				testkit.Golden(t, "config-"+name+"-"+mode+".txt", plan.Text(), *update)
+				testkit.Golden(t, "config-"+name+"-"+mode+".json", string(plan.View().JSON()), *update)
 			})
 		}
 	}

@@ -6,11 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/profiles"
+	"github.com/sglaunch/sglaunch/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -118,28 +122,6 @@ parser.add_argument("--speculative-eagle-topk", type=int)
 parser.add_argument("--brand-new-flag", type=str, help="Not in the catalog.")
 `
 
-// golden compares got with testdata/NAME.golden (rewritten with -update).
-func golden(t *testing.T, name string, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./preflight -update): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 // yamlEnv renders NAME: value lines for a profile's env block.
 func yamlEnv(kv ...string) string {
 	var b strings.Builder
@@ -147,4 +129,26 @@ func yamlEnv(kv ...string) string {
 		b.WriteString("  " + kv[i] + ": " + kv[i+1] + "\n")
 	}
 	return b.String()
+}
+
+// demoPlan resolves the demo profile against a freshly unpacked simulator.
+func demoPlan(t testing.TB) *launcher.Plan {
+	t.Helper()
+	dir := t.TempDir()
+	if err := sim.Unpack(dir, catalog.SGLangArgsJSON()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := (&profiles.Finder{}).Load("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := launcher.Resolve(launcher.Request{
+		Profile: p, Mode: launcher.ModeServe, Environ: os.Environ(),
+		Sets:   []string{"args.port=" + strconv.Itoa(testkit.FreePort(t))},
+		SimDir: func() (string, error) { return dir, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -82,5 +83,5 @@ func TestKimiBuiltin(t *testing.T) {
 	if err := fixed.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, t.Name(), b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 func sampleReport() *Report {
@@ -30,7 +32,7 @@ func TestReportText(t *testing.T) {
 	if err := sampleReport().WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, t.Name(), b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // TestReportCompact pins what serve and bench print before a launch.
@@ -39,14 +41,14 @@ func TestReportCompact(t *testing.T) {
 	if err := sampleReport().WriteCompact(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, t.Name(), b.String())
+	testkit.Golden(t, t.Name(), b.String(), *update)
 }
 
 // TestReportJSON pins preflight --json and checks it reads back.
 func TestReportJSON(t *testing.T) {
 	r := sampleReport()
 	b := r.JSON()
-	golden(t, t.Name(), string(b))
+	testkit.Golden(t, t.Name(), string(b), *update)
 	var back Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("read back: %v", err)

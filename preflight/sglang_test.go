@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/testkit"
-	"github.com/sglaunch/sglaunch/launcher"
-	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
 )
 
@@ -188,23 +185,7 @@ func TestInterpreterProblems(t *testing.T) {
 // the flags come from its argparse --help, the SGLANG_SIM_* variables are
 // found in its sources, and the only warnings are the expected ones.
 func TestSimulator(t *testing.T) {
-	dir := t.TempDir()
-	if err := sim.Unpack(dir, catalog.SGLangArgsJSON()); err != nil {
-		t.Fatal(err)
-	}
-	p, err := (&profiles.Finder{}).Load("demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := launcher.Resolve(launcher.Request{
-		Profile: p, Mode: launcher.ModeServe, Environ: os.Environ(),
-		Sets:   []string{"args.port=" + strconv.Itoa(testkit.FreePort(t))},
-		SimDir: func() (string, error) { return dir, nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := run(t, plan, Options{StateDir: t.TempDir()})
+	r := run(t, demoPlan(t), Options{StateDir: t.TempDir()})
 	if r.SGLang.Version != sim.Version || r.SGLang.Flags != "--help" {
 		t.Errorf("sglang: got %+v, want %s from --help", r.SGLang, sim.Version)
 	}

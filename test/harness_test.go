@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -163,39 +162,4 @@ func (e *testEnv) Run(args ...string) (stdout, stderr string, code int) {
 	p := e.Start(args...)
 	code = p.Wait(e.t, commandTimeout)
 	return p.Stdout(), p.Stderr(), code
-}
-
-// alive reports whether a process exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
-}
-
-// golden compares got with testdata/NAME.golden, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test ./test -run %s -update): %v", t.Name(), err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }

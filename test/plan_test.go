@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,17 +12,6 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
-
-// realPython is the interpreter itself, not a shim that execs another,
-// so the argv the sim records is the argv sglaunch passed.
-func realPython(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 type simRecord struct {
 	Argv []string          `json:"argv"`
@@ -57,7 +45,7 @@ env:
   SGLANG_SIM_LOAD_SECONDS: 0.2
 args:
   port: %d
-`, realPython(t), rec, testkit.FreePort(t)))
+`, testkit.RealPython(t), rec, testkit.FreePort(t)))
 	e.Vars["NCCL_ALGO"] = "Tree"
 	e.Vars["NCCL_DEBUG"] = "INFO"
 

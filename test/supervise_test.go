@@ -53,7 +53,7 @@ env:
   model-path: sim/model
   tp: 2
   port: %d
-%s`, realPython(t), env.String(), port, extra))
+%s`, testkit.RealPython(t), env.String(), port, extra))
 	return port
 }
 
@@ -71,7 +71,7 @@ func descendantsOf(t *testing.T, pid int) []int {
 func allGone(t *testing.T, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if alive(pid) {
+		if proc.Alive(pid) {
 			cmd, _ := proc.Cmdline(pid)
 			t.Errorf("pid %d %q survived", pid, cmd)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -344,7 +344,7 @@ func TestServeSIGKILLedLeavesNoServer(t *testing.T) {
 	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
 	p.Wait(t, commandTimeout)
 	testkit.WaitFor(t, goneBound, "the server and its workers to die", func() bool {
-		return !slices.ContainsFunc(pids, alive)
+		return !slices.ContainsFunc(pids, proc.Alive)
 	})
 }
 

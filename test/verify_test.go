@@ -26,7 +26,7 @@ env:
   PYTHONPATH: ${SGLAUNCH_SIM_DIR}
   SGLANG_SIM_LOAD_SECONDS: 0.3
   SGLANG_SIM_WARMUP_SECONDS: 0.1
-`, realPython(t))
+`, testkit.RealPython(t))
 	for _, kv := range extraEnv {
 		k, v, _ := strings.Cut(kv, "=")
 		s += fmt.Sprintf("  %s: %q\n", k, v)
@@ -202,17 +202,26 @@ func argValue(argv []string, flag string) string {
 	return ""
 }
 
-func TestVerifySiteHook(t *testing.T) {
-	e := newEnv(t)
-	port := testkit.FreePort(t)
-	hooks := filepath.Join(e.Dir, "hooks")
+// siteHook writes dir/hooks/sitecustomize.py, which sets NCCL_ALGO=Tree
+// at the interpreter's start on line 2, and returns the directory to put
+// on PYTHONPATH and the file.
+func siteHook(t *testing.T, dir string) (hooks, site string) {
+	t.Helper()
+	hooks = filepath.Join(dir, "hooks")
 	if err := os.MkdirAll(hooks, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	site := filepath.Join(hooks, "sitecustomize.py")
+	site = filepath.Join(hooks, "sitecustomize.py")
 	if err := os.WriteFile(site, []byte("import os\nos.environ['NCCL_ALGO'] = 'Tree'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return hooks, site
+}
+
+func TestVerifySiteHook(t *testing.T) {
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	hooks, site := siteHook(t, e.Dir)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
 	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
 	env := handEnv(planEnv["PYTHONPATH"] + ":" + hooks)
@@ -332,14 +341,7 @@ func TestVerifyReferenceScenario(t *testing.T) {
 func TestServeRefusesSiteOverride(t *testing.T) {
 	e := newEnv(t)
 	port := testkit.FreePort(t)
-	hooks := filepath.Join(e.Dir, "hooks")
-	if err := os.MkdirAll(hooks, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	site := filepath.Join(hooks, "sitecustomize.py")
-	if err := os.WriteFile(site, []byte("import os\nos.environ['NCCL_ALGO'] = 'Tree'\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hooks, site := siteHook(t, e.Dir)
 	e.Profile("hooked", strings.Replace(kimiOnSim(t, port), "PYTHONPATH: ${SGLAUNCH_SIM_DIR}", "PYTHONPATH: ${SGLAUNCH_SIM_DIR}:"+hooks, 1))
 	_, stderr, code := e.Run("serve", "--profile", "hooked", "--skip-preflight")
 	if code != 1 {

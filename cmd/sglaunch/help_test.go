@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -37,7 +37,7 @@ func TestHelpGolden(t *testing.T) {
 			if code := run(context.Background(), argv, testEnv(&stdout, &stderr)); code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr.String())
 			}
-			golden(t, name, stdout.String())
+			testkit.Golden(t, name, stdout.String(), *update)
 		})
 	}
 }
@@ -65,26 +65,5 @@ func TestNoStackTraces(t *testing.T) {
 				t.Errorf("stack trace:\n%s", out)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (go test ./cmd/sglaunch -update): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,4 +71,39 @@ func BuildSglaunch(dir string) (string, error) {
 		return "", fmt.Errorf("build sglaunch: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// RealPython is the python3 interpreter itself (sys.executable), not a
+// shim that execs another, so that the argv a child records is the argv
+// it was given.
+func RealPython(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Golden compares got with testdata/NAME.golden, or, with update set (the
+// calling package's -update flag), writes got there instead.
+func Golden(t testing.TB, name, got string, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (create it with go test -run '%s' -update): %v", t.Name(), err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
 }

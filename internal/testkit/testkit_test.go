@@ -52,6 +52,8 @@ func (f *fatalTB) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
+func (f *fatalTB) Errorf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }
+
 func TestWaitFor(t *testing.T) {
 	n := 0
 	WaitFor(t, time.Minute, "three polls", func() bool { n++; return n == 3 })
@@ -68,5 +70,27 @@ func TestWaitFor(t *testing.T) {
 	<-done
 	if want := "timed out after 50ms waiting for never"; tb.msg != want {
 		t.Errorf("got %q, want %q", tb.msg, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	t.Chdir(t.TempDir())
+	Golden(t, "g", "one\n", true)
+	Golden(t, "g", "one\n", false)
+
+	tb := &fatalTB{TB: t}
+	Golden(tb, "g", "two\n", false)
+	if want := "g differs from the golden file (refresh with -update if intended)\n--- got\ntwo\n\n--- want\none\n"; tb.msg != want {
+		t.Errorf("got %q, want %q", tb.msg, want)
+	}
+	tb = &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Golden(tb, "missing", "x", false)
+	}()
+	<-done
+	if !strings.HasPrefix(tb.msg, "read golden (create it with go test -run 'TestGolden' -update): ") {
+		t.Errorf("got %q, want the missing file named with how to create it", tb.msg)
 	}
 }

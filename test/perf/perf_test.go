@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/testkit"
+	"github.com/sglaunch/sglaunch/test/perf/perfenv"
 )
 
 // BenchmarkReadiness measures readiness detection: from the moment the
@@ -26,7 +28,7 @@ func BenchmarkReadiness(b *testing.B) {
 	for range b.N {
 		dir := b.TempDir()
 		ev := filepath.Join(dir, "events")
-		e := newEnv(b, map[string]string{
+		e := perfenv.New(b, map[string]string{
 			"SGLANG_SIM_LOAD_SECONDS":      "0.3",
 			"SGLANG_SIM_WARMUP_SECONDS":    "0.2",
 			"SGLANG_SIM_TTFT_MS":           "5",
@@ -56,7 +58,7 @@ func BenchmarkReadiness(b *testing.B) {
 				}
 			}
 		}()
-		cmd := e.command(b, "serve", "--profile", "perf")
+		cmd := e.Command(b, "serve", "--profile", "perf")
 		cmd.Env = append(cmd.Env, "NOTIFY_SOCKET="+sock)
 		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
@@ -85,12 +87,12 @@ func BenchmarkCrashDetection(b *testing.B) {
 	var samples []time.Duration
 	for range b.N {
 		ev := filepath.Join(b.TempDir(), "events")
-		e := newEnv(b, map[string]string{
+		e := perfenv.New(b, map[string]string{
 			"SGLANG_SIM_LOAD_SECONDS":      "1",
 			"SGLANG_SIM_CRASH_DURING_LOAD": "0.3",
 			"SGLANG_SIM_EVENTS":            ev,
 		}, "")
-		cmd := e.command(b, "serve", "--profile", "perf")
+		cmd := e.Command(b, "serve", "--profile", "perf")
 		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
@@ -119,7 +121,7 @@ func BenchmarkLogRelay(b *testing.B) {
 	peak := 0
 	for range b.N {
 		ev := filepath.Join(b.TempDir(), "events")
-		e := newEnv(b, map[string]string{
+		e := perfenv.New(b, map[string]string{
 			"SGLANG_SIM_LOG_FLOOD_BYTES":  strconv.Itoa(flood),
 			"SGLANG_SIM_EXIT_AFTER_FLOOD": "1",
 			"SGLANG_SIM_EVENTS":           ev,
@@ -131,7 +133,7 @@ func BenchmarkLogRelay(b *testing.B) {
 		}
 
 		// The plan's argv and environment, run by hand.
-		out, err := e.command(b, "config", "--profile", "perf", "--json").Output()
+		out, err := e.Command(b, "config", "--profile", "perf", "--json").Output()
 		if err != nil {
 			b.Fatalf("config: %v", err)
 		}
@@ -180,7 +182,7 @@ func BenchmarkLogRelay(b *testing.B) {
 		catPipe = append(catPipe, floodTime())
 
 		// 3. Through sglaunch (pipe mode: its stdout is not a terminal).
-		cmd = e.command(b, "serve", "--profile", "perf")
+		cmd = e.Command(b, "serve", "--profile", "perf")
 		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		start := time.Now()
@@ -236,14 +238,14 @@ func median(s []time.Duration) time.Duration {
 func BenchmarkStartStop(b *testing.B) {
 	survivors := 0
 	var cycles []time.Duration
-	e := newEnv(b, map[string]string{
+	e := perfenv.New(b, map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":   "0.1",
 		"SGLANG_SIM_WARMUP_SECONDS": "0.05",
 		"SGLANG_SIM_SETSID_WORKER":  "1",
 	}, "")
 	for range b.N {
 		start := time.Now()
-		cmd := e.command(b, "serve", "--profile", "perf")
+		cmd := e.Command(b, "serve", "--profile", "perf")
 		stderr := &testkit.SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
@@ -257,14 +259,17 @@ func BenchmarkStartStop(b *testing.B) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		tree := descendants(cmd.Process.Pid)
+		tree, err := proc.Descendants(cmd.Process.Pid)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if len(tree) < 5 { // server, 2 schedulers, detokenizer, escaped worker
 			b.Fatalf("want at least 5 processes in the tree, got %v", tree)
 		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 		for _, pid := range tree {
-			if alive(pid) {
+			if proc.Alive(pid) {
 				survivors++
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}

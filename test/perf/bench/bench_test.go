@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/test/perf/perfenv"
 )
 
 // The benchmarks of sglaunch bench: how exactly its load generator
@@ -75,7 +77,7 @@ func BenchmarkBenchSimAccuracy(b *testing.B) {
 		"SGLANG_SIM_TTFT_MS": fmt.Sprint(accTTFTms), "SGLANG_SIM_ITL_MS": fmt.Sprint(accITLms),
 		"SGLANG_SIM_LOAD_SECONDS": "0.5", "SGLANG_SIM_WARMUP_SECONDS": "0.1",
 	}
-	e := newEnv(b, sim, `bench:
+	e := perfenv.New(b, sim, `bench:
   workloads:
     - name: c1
       concurrency: 1
@@ -84,9 +86,9 @@ func BenchmarkBenchSimAccuracy(b *testing.B) {
       concurrency: 32
       rounds: 2
 `)
-	records := filepath.Join(e.dir, "state", "sglaunch", "records")
+	records := filepath.Join(e.Dir, "state", "sglaunch", "records")
 	for b.Loop() {
-		cmd := e.command(b, "bench", "--profile", "perf")
+		cmd := e.Command(b, "bench", "--profile", "perf")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("bench: %v\n%s", err, out)
 		}
@@ -150,16 +152,16 @@ func stubServer(b *testing.B, ttft, itl time.Duration) string {
 // one core over the run.
 func BenchmarkBenchClientOverhead(b *testing.B) {
 	url := stubServer(b, 50*time.Millisecond, time.Duration(overheadITLms*float64(time.Millisecond)))
-	e := newEnv(b, nil, "")
-	file := filepath.Join(e.dir, "streams.yaml")
+	e := perfenv.New(b, nil, "")
+	file := filepath.Join(e.Dir, "streams.yaml")
 	workload := fmt.Sprintf("name: streams\ninput_len: 1024\noutput_len: 512\nconcurrency: %d\nrounds: 2\n", overheadStreams)
 	if err := os.WriteFile(file, []byte(workload), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	records := filepath.Join(e.dir, "state", "sglaunch", "records")
+	records := filepath.Join(e.Dir, "state", "sglaunch", "records")
 	var cpu, wall time.Duration
 	for b.Loop() {
-		cmd := e.command(b, "bench", "--url", url, "--workload", file)
+		cmd := e.Command(b, "bench", "--url", url, "--workload", file)
 		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("bench: %v\n%s", err, out)

@@ -1,4 +1,4 @@
-package benchperf
+package perfenv
 
 import (
 	"fmt"
@@ -21,11 +21,11 @@ var (
 	buildErr  error
 )
 
-// sglaunch builds the binary once per benchmark run.
-func sglaunch(b *testing.B) string {
+// Binary builds sglaunch once per test binary and returns its path.
+func Binary(b testing.TB) string {
 	b.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sglaunch-benchperf-")
+		dir, err := os.MkdirTemp("", "sglaunch-perf-")
 		if err != nil {
 			buildErr = err
 			return
@@ -39,29 +39,28 @@ func sglaunch(b *testing.B) string {
 	return binPath
 }
 
-// env is an isolated environment for sglaunch with a profile "perf" that
-// runs the simulator with simEnv, plus extra top-level YAML.
-type env struct {
-	dir  string
+// Env is an isolated environment for sglaunch with a profile "perf".
+type Env struct {
+	Dir  string // HOME, with config/, state/ and run/ under it
 	vars []string
 }
 
-func newEnv(b *testing.B, simEnv map[string]string, extra string) *env {
+// New makes an environment whose profile "perf" runs the simulator with
+// the SGLANG_SIM_* settings in simEnv, plus extra top-level YAML.
+func New(b testing.TB, simEnv map[string]string, extra string) *Env {
 	b.Helper()
-	sglaunch(b)
+	Binary(b)
 	dir := b.TempDir()
-	e := &env{dir: dir, vars: []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8",
+	e := &Env{Dir: dir, vars: []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + dir,
+		"LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(dir, "run"),
 		"XDG_CACHE_HOME=" + cacheDir,
 		"SGLAUNCH_STATE_DIR=" + filepath.Join(dir, "state", "sglaunch"),
 	}}
-	python, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		b.Fatalf("python3: %v", err)
-	}
 	keys := make([]string, 0, len(simEnv))
 	for k := range simEnv {
 		keys = append(keys, k)
@@ -76,17 +75,19 @@ func newEnv(b *testing.B, simEnv map[string]string, extra string) *env {
 		b.Fatal(err)
 	}
 	yaml := fmt.Sprintf("python: %s\nenv:\n  PYTHONPATH: ${SGLAUNCH_SIM_DIR}\n%sargs:\n  model-path: sim/model\n  tp: 2\n  port: %d\n%s",
-		strings.TrimSpace(string(python)), envYAML.String(), testkit.FreePort(b), extra)
+		testkit.RealPython(b), envYAML.String(), testkit.FreePort(b), extra)
 	if err := os.WriteFile(filepath.Join(profiles, "perf.yaml"), []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return e
 }
 
-func (e *env) command(b *testing.B, args ...string) *exec.Cmd {
-	cmd := exec.Command(sglaunch(b), args...)
+// Command is sglaunch with args in the environment, in its own process
+// group so that a benchmark can signal the whole tree.
+func (e *Env) Command(b testing.TB, args ...string) *exec.Cmd {
+	cmd := exec.Command(Binary(b), args...)
 	cmd.Env = append([]string(nil), e.vars...)
-	cmd.Dir = e.dir
+	cmd.Dir = e.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
