@@ -169,72 +169,78 @@ func (d *decoder) names(e yamlnode.Entry, re *regexp.Regexp) ([]string, error) {
 	return out, nil
 }
 
-func (d *decoder) env(n ast.Node, path string) (Section, error) {
+// section reads an ordered name: value mapping (env or args) named path;
+// value checks one entry's name and decodes its value, key naming the
+// entry in errors.
+func (d *decoder) section(n ast.Node, path string, value func(e yamlnode.Entry, key string) (Value, error)) (Section, error) {
 	entries, err := d.Mapping(n, path, nil)
 	if err != nil {
 		return nil, err
 	}
 	var out Section
 	for _, e := range entries {
-		key := path + "." + e.Key
-		if !reEnvName.MatchString(e.Key) {
-			return nil, yamlnode.Errorf(e.Pos, key, "not a valid environment variable name; want letters, digits and _, not starting with a digit")
-		}
-		v, err := d.scalar(e.Value, key, e.Pos)
+		v, err := value(e, path+"."+e.Key)
 		if err != nil {
 			return nil, err
-		}
-		if v.Kind == Bool {
-			v.Kind = Scalar // env values are text; True stays True
 		}
 		out = append(out, Entry{Name: e.Key, Value: v, Key: e.Pos})
 	}
 	return out, nil
 }
 
-func (d *decoder) args(n ast.Node, path string) (Section, error) {
-	entries, err := d.Mapping(n, path, nil)
+func (d *decoder) env(n ast.Node, path string) (Section, error) {
+	return d.section(n, path, d.envValue)
+}
+
+func (d *decoder) envValue(e yamlnode.Entry, key string) (Value, error) {
+	if !reEnvName.MatchString(e.Key) {
+		return Value{}, yamlnode.Errorf(e.Pos, key, "not a valid environment variable name; want letters, digits and _, not starting with a digit")
+	}
+	v, err := d.scalar(e.Value, key, e.Pos)
 	if err != nil {
-		return nil, err
+		return Value{}, err
 	}
-	var out Section
-	for _, e := range entries {
-		key := path + "." + e.Key
-		if err := checkFlagName(e.Key); err != nil {
-			return nil, yamlnode.Errorf(e.Pos, key, "%v", err)
+	if v.Kind == Bool {
+		v.Kind = Scalar // env values are text; True stays True
+	}
+	return v, nil
+}
+
+func (d *decoder) args(n ast.Node, path string) (Section, error) {
+	return d.section(n, path, d.argValue)
+}
+
+func (d *decoder) argValue(e yamlnode.Entry, key string) (Value, error) {
+	if err := checkFlagName(e.Key); err != nil {
+		return Value{}, yamlnode.Errorf(e.Pos, key, "%v", err)
+	}
+	val, err := d.Unwrap(e.Value, key)
+	if err != nil {
+		return Value{}, err
+	}
+	seq, ok := val.(*ast.SequenceNode)
+	if !ok {
+		v, err := d.scalar(val, key, e.Pos)
+		if err == nil && v.Kind == Null {
+			err = yamlnode.Errorf(e.Pos, key, "no value; write a value, true for a bare flag, or false to drop the flag")
 		}
-		val, err := d.Unwrap(e.Value, key)
+		return v, err
+	}
+	v := Value{Kind: List, Pos: d.Pos(seq)}
+	for i, item := range seq.Values {
+		iv, err := d.scalar(item, fmt.Sprintf("%s[%d]", key, i), e.Pos)
 		if err != nil {
-			return nil, err
+			return Value{}, err
 		}
-		var v Value
-		if seq, ok := val.(*ast.SequenceNode); ok {
-			v = Value{Kind: List, Pos: d.Pos(seq)}
-			for i, item := range seq.Values {
-				iv, err := d.scalar(item, fmt.Sprintf("%s[%d]", key, i), e.Pos)
-				if err != nil {
-					return nil, err
-				}
-				if iv.Kind == Null {
-					return nil, yamlnode.Errorf(iv.Pos, fmt.Sprintf("%s[%d]", key, i), "empty list item; remove it or write a value")
-				}
-				v.List = append(v.List, iv.Text)
-			}
-			if len(v.List) == 0 {
-				return nil, yamlnode.Errorf(v.Pos, key, "empty list; a list flag needs at least one value (use false to drop the flag)")
-			}
-		} else {
-			v, err = d.scalar(val, key, e.Pos)
-			if err != nil {
-				return nil, err
-			}
-			if v.Kind == Null {
-				return nil, yamlnode.Errorf(e.Pos, key, "no value; write a value, true for a bare flag, or false to drop the flag")
-			}
+		if iv.Kind == Null {
+			return Value{}, yamlnode.Errorf(iv.Pos, fmt.Sprintf("%s[%d]", key, i), "empty list item; remove it or write a value")
 		}
-		out = append(out, Entry{Name: e.Key, Value: v, Key: e.Pos})
+		v.List = append(v.List, iv.Text)
 	}
-	return out, nil
+	if len(v.List) == 0 {
+		return Value{}, yamlnode.Errorf(v.Pos, key, "empty list; a list flag needs at least one value (use false to drop the flag)")
+	}
+	return v, nil
 }
 
 // checkFlagName validates an SGLang flag name as written in args.
