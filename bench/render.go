@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -81,7 +82,7 @@ func writeExternal(w io.Writer, x *ExternalResult) {
 		}
 	}
 	if len(parts) == 0 && len(x.Metrics) > 0 {
-		keys := sortedKeys(x.Metrics)
+		keys := slices.Sorted(maps.Keys(x.Metrics))
 		for _, k := range keys[:min(len(keys), 8)] {
 			parts = append(parts, fmt.Sprintf("%s %s", k, formatValue(x.Metrics[k])))
 		}
@@ -104,15 +105,6 @@ func formatValue(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.3g", v)
-}
-
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Headline is a run's first result in one phrase: the decode rate of a

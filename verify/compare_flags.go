@@ -2,7 +2,8 @@ package verify
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -193,11 +194,13 @@ func sameValues(a, b []string) bool {
 	return true
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// sortedKeys returns the keys of all the maps, each once, sorted.
+func sortedKeys[V any](ms ...map[string]V) []string {
+	keys := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			keys[k] = true
+		}
 	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(keys))
 }

@@ -82,14 +82,7 @@ func Diff(a, b Side) []DiffRow {
 	if a.Python != "" && b.Python != "" && a.Python != b.Python {
 		rows = append(rows, DiffRow{Group: Perf, Kind: "python", Setting: "python", A: a.Python, B: b.Python})
 	}
-	flags := map[string]bool{}
-	for k := range a.Args {
-		flags[k] = true
-	}
-	for k := range b.Args {
-		flags[k] = true
-	}
-	for _, name := range sortedKeys(flags) {
+	for _, name := range sortedKeys(a.Args, b.Args) {
 		va, okA := a.Args[name]
 		vb, okB := b.Args[name]
 		if okA == okB && sameValues(va, vb) {
@@ -97,14 +90,7 @@ func Diff(a, b Side) []DiffRow {
 		}
 		rows = append(rows, DiffRow{Group: groupOf(name), Kind: "flag", Setting: name, A: flagText(name, va, okA), B: flagText(name, vb, okB)})
 	}
-	vars := map[string]bool{}
-	for k := range a.Env {
-		vars[k] = true
-	}
-	for k := range b.Env {
-		vars[k] = true
-	}
-	for _, name := range sortedKeys(vars) {
+	for _, name := range sortedKeys(a.Env, b.Env) {
 		va, okA := a.Env[name]
 		vb, okB := b.Env[name]
 		if okA == okB && va == vb {
