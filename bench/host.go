@@ -79,16 +79,23 @@ func HostFacts(ctx context.Context, lookPath func(string) (string, error)) Host 
 	return h
 }
 
-func runSMI(ctx context.Context, smi string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, nvidiaSMITimeout)
+// probe runs a short command within timeout, with env (nil: sglaunch's
+// own environment), and returns its stdout and trimmed stderr.
+func probe(ctx context.Context, timeout time.Duration, env []string, name string, args ...string) ([]byte, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, smi, args...)
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
 	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	return out, strings.TrimSpace(stderr.String()), err
+}
+
+func runSMI(ctx context.Context, smi string, args ...string) ([]byte, error) {
+	out, msg, err := probe(ctx, nvidiaSMITimeout, nil, smi, args...)
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = strings.TrimSpace(string(out))
 		}

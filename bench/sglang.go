@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -27,16 +25,8 @@ const versionTimeout = 30 * time.Second
 // so PYTHONPATH and the venv apply), which sglang it would import. An
 // empty version with a nil error means sglang is not installed there.
 func SGLangVersion(ctx context.Context, python string, environ []string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-c", versionProbe)
-	cmd.Env = environ
-	cmd.WaitDelay = time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, msg, err := probe(ctx, versionTimeout, environ, python, "-c", versionProbe)
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
