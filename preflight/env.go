@@ -4,9 +4,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/launcher"
 )
+
+// envCheck validates one variable's value against its catalog entry
+// (NCCL's or other-env.tsv's); env is the whole environment, for checks
+// that involve two variables.
+type envCheck func(c *verdicts, v *catalog.EnvVar, value string, env map[string]string, o *Options)
 
 // envItem is one variable of the server's environment.
 type envItem struct {

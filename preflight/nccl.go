@@ -9,12 +9,8 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 )
 
-// ncclCheck validates one variable's value; env is the whole environment
-// for checks that involve two variables.
-type ncclCheck func(c *verdicts, v *catalog.EnvVar, value string, env map[string]string, o *Options)
-
 // ncclSpecial are the variables with their own parser in NCCL.
-var ncclSpecial = map[string]ncclCheck{
+var ncclSpecial = map[string]envCheck{
 	"NCCL_ALGO":                   checkAlgoProto,
 	"NCCL_PROTO":                  checkAlgoProto,
 	"NCCL_P2P_LEVEL":              checkLevel,

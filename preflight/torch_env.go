@@ -11,10 +11,8 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 )
 
-// torchCheck validates one variable of other-env.tsv.
-type torchCheck func(c *verdicts, v *catalog.EnvVar, value string, env map[string]string, o *Options)
-
-var torchSpecial = map[string]torchCheck{
+// torchSpecial are the variables of other-env.tsv with a check of their own.
+var torchSpecial = map[string]envCheck{
 	"CUDA_VISIBLE_DEVICES":             checkVisibleDevices,
 	"CUDA_DEVICE_MAX_CONNECTIONS":      checkMaxConnections,
 	"CUDA_LAUNCH_BLOCKING":             checkLaunchBlocking,
