@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
@@ -172,18 +173,13 @@ func rankPID(t *testing.T, pid, rank int) int {
 	t.Helper()
 	var found int
 	testkit.WaitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
-		entries, _ := os.ReadDir("/proc")
-		for _, en := range entries {
-			p, err := strconv.Atoi(en.Name())
+		all, _ := proc.All()
+		for p := range all {
+			argv, err := proc.Cmdline(p)
 			if err != nil {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
-			if err != nil {
-				continue
-			}
-			argv := strings.Split(string(b), "\x00")
-			if strings.Contains(string(b), "sglang.srt.scheduler") && argValue(argv, "--parent") == strconv.Itoa(pid) && argValue(argv, "--tp-rank") == strconv.Itoa(rank) {
+			if strings.Contains(strings.Join(argv, "\x00"), "sglang.srt.scheduler") && argValue(argv, "--parent") == strconv.Itoa(pid) && argValue(argv, "--tp-rank") == strconv.Itoa(rank) {
 				found = p
 				return true
 			}
