@@ -1,6 +1,3 @@
-// Command sglaunch launches, supervises and benchmarks an SGLang server
-// from one named profile. This package only wires the CLI to the
-// packages that do the work; one file per subcommand.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package atomicfile writes files so that a reader sees the old content
-// or the new, never a half-written file: a temporary file in the same
-// directory, synced, then renamed over the target.
 package atomicfile
 
 import (

@@ -1,6 +1,3 @@
-// Package inputerr marks errors caused by the user's input (a profile, a
-// flag, a file), which sglaunch reports with exit status 2, apart from
-// failures of the run itself (exit status 1).
 package inputerr
 
 import (

@@ -1,5 +1,3 @@
-// Package redact hides secrets (API keys, tokens, passwords) in everything
-// sglaunch prints or writes.
 package redact
 
 import "strings"

@@ -1,6 +1,3 @@
-// Package statedir says where sglaunch keeps what outlives one run
-// (records, load timings, caches) and what lives only while a server runs
-// (runtime state files).
 package statedir
 
 import (

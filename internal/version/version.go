@@ -1,4 +1,3 @@
-// Package version says which sglaunch this is.
 package version
 
 import "runtime/debug"

@@ -1,9 +1,3 @@
-// Command stubserver serves SGLang's streaming endpoints from
-// loadgen/loadgentest on an exact schedule, for measuring the load
-// generator where the Python simulator would be the bottleneck. It
-// prints its address on stdout and serves until killed.
-//
-//	go run ./test/perf/stubserver -ttft 50ms -itl 10ms
 package main
 
 import (

@@ -1,0 +1,7 @@
+// Package atomicfile writes files so that a reader sees the old content
+// or the new, never a half-written file: a temporary file in the same
+// directory, synced, then renamed over the target.
+//
+// It replaces whole files only: it does not append, lock against other
+// writers, or decide where files live (internal/statedir does).
+package atomicfile
