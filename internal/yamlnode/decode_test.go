@@ -35,6 +35,16 @@ func TestDocument(t *testing.T) {
 	}
 }
 
+// parse reads data as f.yaml and returns a decoder for it and its root.
+func parse(t *testing.T, data string, nullOK bool) (*Decoder, ast.Node) {
+	t.Helper()
+	root, err := Document("f.yaml", []byte(data), "a test file", "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Decoder{File: "f.yaml", AliasHint: "write it out", NullOK: nullOK}, root
+}
+
 func TestMapping(t *testing.T) {
 	tests := []struct {
 		name, data string
@@ -51,11 +61,7 @@ func TestMapping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := Document("f.yaml", []byte(tt.data), "a test file", "empty")
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &Decoder{File: "f.yaml", AliasHint: "write it out", NullOK: tt.nullOK}
+			d, root := parse(t, tt.data, tt.nullOK)
 			entries, err := d.Mapping(root, "top", []string{"name", "a", "b", "c"})
 			var got string
 			if err != nil {
@@ -107,11 +113,7 @@ func TestScalar(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, err := Document("f.yaml", []byte(tt.data), "a test file", "empty")
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &Decoder{File: "f.yaml", AliasHint: "write it out", NullOK: tt.nullOK}
+			d, root := parse(t, tt.data, tt.nullOK)
 			entries, err := d.Mapping(root, "", nil)
 			if err != nil {
 				t.Fatal(err)
