@@ -25,6 +25,27 @@ var errTimeout = errors.New("timed out")
 // after the child itself is gone.
 const waitDelay = 2 * time.Second
 
+// maxOutput bounds what a probe's output may hold in memory: SGLang's
+// --help is about 100 KB; a child that prints without end must not
+// take sglaunch's memory with it.
+const maxOutput = 4 << 20
+
+// cappedBuffer keeps the first maxOutput bytes written to it and drops
+// the rest, still accepting them so that the child never blocks.
+type cappedBuffer struct {
+	b         bytes.Buffer
+	truncated bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := maxOutput - c.b.Len(); room < len(p) {
+		c.truncated = true
+		c.b.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.b.Write(p)
+}
+
 // runProc runs argv to completion within timeout and returns its output.
 // The child gets its own process group, which is killed when ctx ends or
 // time runs out, and a parent-death signal, so it never outlives
@@ -38,7 +59,7 @@ func runProc(ctx context.Context, argv, env []string, dir string, timeout time.D
 		// the thread stays locked until Wait returns (golang/go#27505).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		var stdout, stderr bytes.Buffer
+		var stdout, stderr cappedBuffer
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Env, cmd.Dir = env, dir
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -51,7 +72,10 @@ func runProc(ctx context.Context, argv, env []string, dir string, timeout time.D
 		} else if err != nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		done <- procResult{stdout: stdout.Bytes(), stderr: stderr.Bytes(), err: err}
+		if err == nil && stdout.truncated {
+			err = fmt.Errorf("printed more than %d MiB; output cut", maxOutput>>20)
+		}
+		done <- procResult{stdout: stdout.b.Bytes(), stderr: stderr.b.Bytes(), err: err}
 	}()
 	return <-done
 }

@@ -2,7 +2,7 @@
 
 Order, as in SGLang: parse the flags (exit 2 on a bad one), log server_args,
 start the workers and wait for the model load, bind the HTTP port, warm up,
-report ready. Before any of that the sim writes its invocation record and
+report ready. Right after parsing, the sim writes its invocation record and
 its log flood when asked (SGLANG_SIM_RECORD, SGLANG_SIM_LOG_FLOOD_BYTES).
 """
 
@@ -18,6 +18,14 @@ def main(argv=None):
     if cfg.ignore_sigterm:
         # Inherited across exec, so every worker ignores it too.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    from sglang.srt import environ  # noqa: F401  (deprecated-name handling at import, as SGLang)
+    from sglang.srt.http_server import launch_server
+    from sglang.srt.server_args import prepare_server_args
+
+    # As in SGLang, argparse comes first: --help and a bad flag exit before
+    # the server does or prints anything.
+    server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
     if cfg.record:
         record_invocation(cfg.record)
     if cfg.log_flood_bytes:
@@ -26,12 +34,6 @@ def main(argv=None):
         stamp("flood_end")
         if cfg.exit_after_flood:
             sys.exit(0)
-
-    from sglang.srt import environ  # noqa: F401  (deprecated-name handling at import, as SGLang)
-    from sglang.srt.http_server import launch_server
-    from sglang.srt.server_args import prepare_server_args
-
-    server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
     launch_server(server_args, cfg)
 
 
