@@ -5,19 +5,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // TestDiff compares a profile, a bench record and running deployments.
 func TestDiff(t *testing.T) {
 	e := newEnv(t)
-	port := testkit.FreePort(t)
-	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
-	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	rec := onlyRecord(t, e)
+	port, rec := benchKimiOnSim(t, e)
 
 	// The serve plan adds only perf-neutral flags to the benchmarked one.
 	stdout, stderr, code := e.Run("diff", "kimi-on-sim", "record:"+rec.ID)

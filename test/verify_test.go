@@ -261,6 +261,19 @@ func TestVerifyLoadingOrGone(t *testing.T) {
 	}
 }
 
+// benchKimiOnSim writes the kimi-on-sim profile with a tiny workload,
+// benchmarks it (preflight skipped: the kimi model paths are not here)
+// and returns the server's port and the record.
+func benchKimiOnSim(t *testing.T, e *testEnv) (int, benchRecord) {
+	t.Helper()
+	port := testkit.FreePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
+	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
+		t.Fatalf("bench: exit %d\n%s", code, stderr)
+	}
+	return port, onlyRecord(t, e)
+}
+
 // lineWith reports whether one line of out holds every word.
 func lineWith(out string, words ...string) bool {
 	for _, line := range strings.Split(out, "\n") {
@@ -284,12 +297,7 @@ func lineWith(out string, words ...string) bool {
 // variable; the same deployment started by sglaunch serve matches.
 func TestVerifyReferenceScenario(t *testing.T) {
 	e := newEnv(t)
-	port := testkit.FreePort(t)
-	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
-	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	rec := onlyRecord(t, e)
+	port, rec := benchKimiOnSim(t, e)
 
 	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
 	srv := startByHand(t, argv, handEnv(planEnv["PYTHONPATH"]))
@@ -368,12 +376,7 @@ func TestServeRefusesSiteOverride(t *testing.T) {
 // serve names the nearest record and the settings that differ.
 func TestServeNamesNearestRecord(t *testing.T) {
 	e := newEnv(t)
-	port := testkit.FreePort(t)
-	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
-	if _, stderr, code := e.Run("bench", "--profile", "kimi-on-sim", "--skip-preflight"); code != 0 {
-		t.Fatalf("bench: exit %d\n%s", code, stderr)
-	}
-	rec := onlyRecord(t, e)
+	port, rec := benchKimiOnSim(t, e)
 	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight", "--set", "env.NCCL_ALGO=Tree")
 	waitHealthy(t, port)
 	want := "not benchmarked: no bench record has this plan's fingerprint"
