@@ -9,9 +9,11 @@ import (
 
 // IsManaged reports whether a variable comes only from the plan: its
 // name matches one of the managed prefixes (ending in _) or names.
-func (p *Plan) IsManaged(name string) bool { return matchManaged(p.Managed, name) }
+func (p *Plan) IsManaged(name string) bool { return MatchManaged(p.Managed, name) }
 
-func matchManaged(managed []string, name string) bool {
+// MatchManaged reports whether name is one of managed: a listed name, or
+// a name under a listed prefix (one ending in _).
+func MatchManaged(managed []string, name string) bool {
 	for _, m := range managed {
 		if name == m || (strings.HasSuffix(m, "_") && strings.HasPrefix(name, m)) {
 			return true

@@ -105,7 +105,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 	}
 	managed := exp.Managed
 	for _, name := range sortedKeys(extra) {
-		if _, ok := exp.Env[name]; ok || !isManaged(managed, name) {
+		if _, ok := exp.Env[name]; ok || !launcher.MatchManaged(managed, name) {
 			continue
 		}
 		for _, g := range groupProcs(o, procs, name) {
@@ -120,18 +120,6 @@ func compareEnv(exp Expected, o *Observation) []Row {
 		}
 	}
 	return rows
-}
-
-func isManaged(managed []string, name string) bool {
-	if len(managed) == 0 {
-		managed = launcher.DefaultManaged
-	}
-	for _, m := range managed {
-		if name == m || (strings.HasSuffix(m, "_") && strings.HasPrefix(name, m)) {
-			return true
-		}
-	}
-	return false
 }
 
 // procGroup is the processes that see one variable the same way.

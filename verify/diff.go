@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/launcher"
 )
 
 // Side is one thing `sglaunch diff` compares: a plan, a record's plan or
@@ -57,7 +58,7 @@ func SideOfDeployment(o *Observation, label string, managed []string) Side {
 		names[c.Name] = true
 	}
 	for name := range names {
-		if !isManaged(managed, name) {
+		if !launcher.MatchManaged(managed, name) {
 			continue
 		}
 		if eff := effectiveEnv(o, name, srv); eff.present {
