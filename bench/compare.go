@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Comparison sets two records side by side: B measured against A.
@@ -70,7 +70,7 @@ func Compare(a, b *Record) Comparison {
 	return c
 }
 
-func planDifferences(a, b launcher.View) []Difference {
+func planDifferences(a, b plan.View) []Difference {
 	var out []Difference
 	for _, s := range []struct{ name, a, b string }{{"python", a.Python, b.Python}, {"module", a.Module, b.Module}} {
 		if s.a != s.b {
@@ -85,7 +85,7 @@ func planDifferences(a, b launcher.View) []Difference {
 			continue
 		}
 		out = append(out, Difference{Kind: "flag", Name: name, A: strings.Join(va, " "), B: strings.Join(vb, " "),
-			InA: ina, InB: inb, PerfNeutral: launcher.IsPerfNeutral(name)})
+			InA: ina, InB: inb, PerfNeutral: plan.IsPerfNeutral(name)})
 	}
 	for _, name := range unionKeys(a.Env, b.Env) {
 		va, ina := a.Env[name]
@@ -100,11 +100,11 @@ func planDifferences(a, b launcher.View) []Difference {
 
 // CanonicalFlags maps a stored plan's server flags to canonical names
 // and values, perf-neutral flags included.
-func CanonicalFlags(v launcher.View) map[string][]string {
+func CanonicalFlags(v plan.View) map[string][]string {
 	if len(v.Argv) < 3 {
 		return map[string][]string{}
 	}
-	return launcher.CanonicalArgs(v.Argv[3:], true)
+	return plan.CanonicalArgs(v.Argv[3:], true)
 }
 
 func unionKeys[V any](a, b map[string]V) []string {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/testkit"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -28,7 +28,7 @@ func fixture(id string, decode, ttft float64, argv []string, env map[string]stri
 	if len(order) > 1 && order[0] > order[1] {
 		order[0], order[1] = order[1], order[0]
 	}
-	r.Plan = &launcher.View{Profile: "kimi", Source: "/etc/sglaunch/profiles/kimi.yaml", Mode: "bench", Fingerprint: r.Fingerprint,
+	r.Plan = &plan.View{Profile: "kimi", Source: "/etc/sglaunch/profiles/kimi.yaml", Mode: "bench", Fingerprint: r.Fingerprint,
 		Python: "/usr/bin/python3", Module: "sglang.launch_server", Argv: argv, Env: env, EnvOrder: order}
 	r.Host = Host{Hostname: "gpu1", CPU: "AMD EPYC 9654", CPUs: 192, MemoryGiB: 1511.6, GPUCount: 8, Driver: "580.159.04", CUDA: "13.0"}
 	for i := range 8 {

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // RecordSchema is the version of the record format.
@@ -42,8 +42,8 @@ type Record struct {
 	Profile     string `json:"profile,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Plan is the redacted plan the server ran; null when unknown.
-	Plan     *launcher.View `json:"plan"`
-	PlanNote string         `json:"plan_note,omitempty"`
+	Plan     *plan.View `json:"plan"`
+	PlanNote string     `json:"plan_note,omitempty"`
 	// Observed is the server process found behind a --url, when it runs
 	// on this host.
 	Observed *Observed        `json:"observed,omitempty"`

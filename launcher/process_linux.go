@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/plan"
+
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
@@ -29,7 +31,7 @@ type process struct {
 
 // command builds the exec.Cmd for plan: exactly the plan's argv and
 // environment, stdin from /dev/null.
-func command(plan *Plan) *exec.Cmd {
+func command(plan *plan.Plan) *exec.Cmd {
 	cmd := exec.Command(plan.Argv[0], plan.Argv[1:]...)
 	cmd.Env = plan.Environ
 	cmd.WaitDelay = waitDelay

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/plan"
+
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
@@ -20,7 +22,7 @@ import (
 // Session is one run of a plan's server, from Launch until no process of
 // its tree is left. Its methods are safe for concurrent use.
 type Session struct {
-	plan        *Plan
+	plan        *plan.Plan
 	opts        RunOptions
 	log         *slog.Logger
 	notify      *health.Notifier
@@ -62,7 +64,7 @@ type Session struct {
 // stops the server as a stop signal would.
 //
 // Launch prints nothing about the plan; the caller prints plan.Text().
-func Launch(ctx context.Context, plan *Plan, opts RunOptions) (*Session, error) {
+func Launch(ctx context.Context, plan *plan.Plan, opts RunOptions) (*Session, error) {
 	s := newSession(plan, opts)
 	if err := s.start(); err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func Launch(ctx context.Context, plan *Plan, opts RunOptions) (*Session, error) 
 	return s, nil
 }
 
-func newSession(plan *Plan, opts RunOptions) *Session {
+func newSession(plan *plan.Plan, opts RunOptions) *Session {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -112,7 +114,7 @@ func newSession(plan *Plan, opts RunOptions) *Session {
 		opts:        opts,
 		log:         log,
 		notify:      health.NewNotifier(log),
-		stopTimeout: plan.Duration("stop_timeout"),
+		stopTimeout: plan.StopTimeout,
 		stopping:    make(chan struct{}),
 		killNow:     make(chan struct{}),
 		finished:    make(chan struct{}),
@@ -136,7 +138,7 @@ func (s *Session) start() error {
 	}
 	s.startedAt = time.Now()
 	s.tracker = health.NewTracker(s.startedAt)
-	s.out = &output{observe: s.tracker.Observe, tail: &tail{}, file: file, secrets: secretValues(s.plan)}
+	s.out = &output{observe: s.tracker.Observe, tail: &tail{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
 	cmd := command(s.plan)
 	var err error
 	if s.opts.Terminal {
@@ -207,10 +209,10 @@ func (s *Session) waitReady() error {
 	}
 	gate := &health.Gate{
 		URL:            s.plan.BaseURL() + "/health",
-		PollInterval:   s.plan.Duration("health.poll_interval"),
-		RequestTimeout: s.plan.Duration("health.request_timeout"),
-		StartTimeout:   s.plan.Duration("health.start_timeout"),
-		StallTimeout:   s.plan.Duration("health.stall_timeout"),
+		PollInterval:   s.plan.Health.PollInterval,
+		RequestTimeout: s.plan.Health.RequestTimeout,
+		StartTimeout:   s.plan.Health.StartTimeout,
+		StallTimeout:   s.plan.Health.StallTimeout,
 		ProgressEvery:  s.opts.ProgressEvery,
 		Tracker:        s.tracker,
 		Notifier:       s.notify,

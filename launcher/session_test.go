@@ -18,6 +18,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/testkit"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -33,7 +34,7 @@ const (
 // fake is a plan that runs testdata/fake_server.py, plus the buffers its
 // output and sglaunch's lines go to.
 type fake struct {
-	plan           *Plan
+	plan           *plan.Plan
 	stdout, stderr *testkit.SyncBuffer
 	logs           *testkit.SyncBuffer
 	dir            string
@@ -51,10 +52,7 @@ func newFake(t *testing.T, env map[string]string, set map[string]string) *fake {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings := map[string]profiles.Value{}
-	for _, s := range profiles.Schema {
-		settings[s.Key] = profiles.Value{Text: s.Default, From: "default"}
-	}
+	settings := plan.DefaultSettings()
 	// Fast defaults for tests; each test states what it relies on.
 	for k, v := range map[string]string{"health.poll_interval": "20ms", "health.interval": "0", "stop_timeout": "5s"} {
 		settings[k] = profiles.Value{Text: v}
@@ -66,16 +64,16 @@ func newFake(t *testing.T, env map[string]string, set map[string]string) *fake {
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
-	plan := &Plan{
+	pl := &plan.Plan{
 		Profile:     "fake",
-		Mode:        ModeServe,
+		Mode:        plan.ModeServe,
 		Python:      py,
 		Argv:        []string{py, "-u", script, "--port", strconv.Itoa(testkit.FreePort(t))},
 		Environ:     environ,
-		Settings:    settings,
 		Fingerprint: strings.Repeat("ab", 32),
 	}
-	return &fake{plan: plan, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, logs: &testkit.SyncBuffer{}, dir: t.TempDir()}
+	pl.ApplySettings(settings)
+	return &fake{plan: pl, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, logs: &testkit.SyncBuffer{}, dir: t.TempDir()}
 }
 
 func (f *fake) options(t *testing.T) RunOptions {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Supervise watches the ready server until it ends or is stopped: it
@@ -35,12 +36,12 @@ func (s *Session) Supervise(ctx context.Context) error {
 	var healthy atomic.Bool
 	healthy.Store(true)
 	go s.watchdog(lctx, &healthy)
-	if interval := s.plan.Duration("health.interval"); interval > 0 {
+	if interval := s.plan.Health.Interval; interval > 0 {
 		l := &health.Liveness{
 			URL:       s.plan.BaseURL() + "/health",
 			Interval:  interval,
-			Timeout:   s.plan.Duration("health.request_timeout"),
-			Threshold: s.plan.Int("health.failure_threshold"),
+			Timeout:   s.plan.Health.RequestTimeout,
+			Threshold: s.plan.Health.FailureThreshold,
 		}
 		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
 	}
@@ -63,7 +64,7 @@ func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
 		return
 	}
 	what := fmt.Sprintf("server unhealthy: %d liveness probes failed in a row (last: %s)", c.Failures, c.Reason())
-	if s.plan.Setting("health.on_unhealthy") == "log" {
+	if s.plan.Health.OnUnhealthy == plan.OnUnhealthyLog {
 		s.log.Error(what + "; leaving it running (health.on_unhealthy: log)")
 		s.notify.Status("unhealthy: " + c.Reason())
 		return

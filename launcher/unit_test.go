@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -26,14 +27,12 @@ func TestExecQuote(t *testing.T) {
 }
 
 func TestUnitTimeouts(t *testing.T) {
-	settings := map[string]profiles.Value{}
-	for _, s := range profiles.Schema {
-		settings[s.Key] = profiles.Value{Text: s.Default}
-	}
+	settings := plan.DefaultSettings()
 	settings["health.start_timeout"] = profiles.Value{Text: "45m"}
 	settings["stop_timeout"] = profiles.Value{Text: "1m"}
-	plan := &Plan{Profile: "kimi", Source: profiles.BuiltinSource, Settings: settings, Fingerprint: strings.Repeat("0", 64)}
-	u, err := Unit(plan, UnitOptions{Exe: "/usr/local/bin/sglaunch"})
+	pl := &plan.Plan{Profile: "kimi", Source: profiles.BuiltinSource, Fingerprint: strings.Repeat("0", 64)}
+	pl.ApplySettings(settings)
+	u, err := Unit(pl, UnitOptions{Exe: "/usr/local/bin/sglaunch"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +53,9 @@ func TestUnitTimeouts(t *testing.T) {
 }
 
 func TestUnitRejectsBadNames(t *testing.T) {
-	settings := map[string]profiles.Value{}
-	for _, s := range profiles.Schema {
-		settings[s.Key] = profiles.Value{Text: s.Default}
-	}
-	plan := &Plan{Profile: "kimi", Source: profiles.BuiltinSource, Settings: settings}
+	settings := plan.DefaultSettings()
+	pl := &plan.Plan{Profile: "kimi", Source: profiles.BuiltinSource}
+	pl.ApplySettings(settings)
 	tests := []struct {
 		name string
 		o    UnitOptions
@@ -70,14 +67,14 @@ func TestUnitRejectsBadNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Unit(plan, tt.o)
+			_, err := Unit(pl, tt.o)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !inputerr.Is(err) {
 				t.Errorf("got %v, want an input error naming %s", err, tt.want)
 			}
 		})
 	}
 	for _, ok := range []UnitOptions{{Name: "sglang-kimi.service"}, {User: "sglang"}, {User: "1001"}} {
-		if _, err := Unit(plan, ok); err != nil {
+		if _, err := Unit(pl, ok); err != nil {
 			t.Errorf("%+v: %v", ok, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // envCheck validates one variable's value against its catalog entry
@@ -22,7 +22,7 @@ type envItem struct {
 
 // planEnv lists the server's variables: the plan's managed ones in
 // profile order, then the rest of its environment.
-func planEnv(plan *launcher.Plan) []envItem {
+func planEnv(plan *plan.Plan) []envItem {
 	var out []envItem
 	seen := map[string]bool{}
 	for _, e := range plan.Env {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/testkit"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
 )
@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // resolve turns profile YAML into a plan, with the real python3 and this
 // process's environment (managed variables dropped, as in production).
-func resolve(t *testing.T, yaml string, mode string, extra ...string) *launcher.Plan {
+func resolve(t *testing.T, yaml string, mode string, extra ...string) *plan.Plan {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "test.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
@@ -34,12 +34,12 @@ func resolve(t *testing.T, yaml string, mode string, extra ...string) *launcher.
 	return resolveProfile(t, p, mode, extra...)
 }
 
-func resolveProfile(t *testing.T, p *profiles.Profile, mode string, extra ...string) *launcher.Plan {
+func resolveProfile(t *testing.T, p *profiles.Profile, mode string, extra ...string) *plan.Plan {
 	t.Helper()
 	if mode == "" {
-		mode = launcher.ModeServe
+		mode = plan.ModeServe
 	}
-	plan, err := launcher.Resolve(launcher.Request{
+	plan, err := plan.Resolve(plan.Request{
 		Profile: p, Mode: mode, Extra: extra, Environ: os.Environ(),
 		LookPath: exec.LookPath,
 		SimDir:   func() (string, error) { return "", os.ErrNotExist },
@@ -52,7 +52,7 @@ func resolveProfile(t *testing.T, p *profiles.Profile, mode string, extra ...str
 
 // run runs a preflight with the embedded catalogs (so that an SGLang that
 // happens to be installed here changes nothing) and no GPU query.
-func run(t *testing.T, plan *launcher.Plan, opts Options) *Report {
+func run(t *testing.T, plan *plan.Plan, opts Options) *Report {
 	t.Helper()
 	if opts.LookPath == nil {
 		opts.LookPath = func(string) (string, error) { return "", exec.ErrNotFound }
@@ -132,7 +132,7 @@ func yamlEnv(kv ...string) string {
 }
 
 // demoPlan resolves the demo profile against a freshly unpacked simulator.
-func demoPlan(t testing.TB) *launcher.Plan {
+func demoPlan(t testing.TB) *plan.Plan {
 	t.Helper()
 	dir := t.TempDir()
 	if err := sim.Unpack(dir, catalog.SGLangArgsJSON()); err != nil {
@@ -142,8 +142,8 @@ func demoPlan(t testing.TB) *launcher.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := launcher.Resolve(launcher.Request{
-		Profile: p, Mode: launcher.ModeServe, Environ: os.Environ(),
+	plan, err := plan.Resolve(plan.Request{
+		Profile: p, Mode: plan.ModeServe, Environ: os.Environ(),
 		Sets:   []string{"args.port=" + strconv.Itoa(testkit.FreePort(t))},
 		SimDir: func() (string, error) { return dir, nil },
 	})

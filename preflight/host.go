@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/sglaunch/sglaunch/catalog"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // modelFlags are the flags that name a model SGLang loads.
@@ -32,7 +32,7 @@ func lastValue(uses []catalog.Use, canonical string) (string, bool) {
 // checkModels checks that a local model path exists and holds a
 // config.json. A Hugging Face hub id (org/name, not a local path) is left
 // to SGLang to download.
-func checkModels(plan *launcher.Plan, uses []catalog.Use, items []envItem, o *Options) []Finding {
+func checkModels(plan *plan.Plan, uses []catalog.Use, items []envItem, o *Options) []Finding {
 	where := argWhere(plan, uses)
 	var out []Finding
 	for _, flag := range modelFlags {
@@ -100,7 +100,7 @@ func findConfigBelow(dir string) string {
 
 // checkPort binds the server's address for a moment: a port another
 // process listens on would make the server fail only after the load.
-func checkPort(plan *launcher.Plan) []Finding {
+func checkPort(plan *plan.Plan) []Finding {
 	host, port := plan.Host(), plan.Port()
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	s := subject{CheckPort, addr, ""}

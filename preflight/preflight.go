@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Generous bounds for the children preflight starts: a real SGLang's
@@ -75,7 +75,7 @@ func (o Options) withDefaults() *Options {
 // Run checks a plan and returns the report. It starts the plan's
 // interpreter (to ask the installed SGLang) and nvidia-smi, concurrently
 // with the checks that need neither; it never starts the server.
-func Run(ctx context.Context, plan *launcher.Plan, opts Options) *Report {
+func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 	start := timeNow()
 	o := opts.withDefaults()
 	items := planEnv(plan)

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // probeScript asks the interpreter about itself and the installed SGLang
@@ -95,13 +95,13 @@ type pythonResult struct {
 
 // pythonEnv is the plan's environment plus what keeps argparse's output
 // plain: no colour, one line per option.
-func pythonEnv(plan *launcher.Plan) []string {
+func pythonEnv(plan *plan.Plan) []string {
 	return append(append([]string(nil), plan.Environ...), "COLUMNS=4000", "NO_COLOR=1", "PYTHON_COLORS=0", "PYTHONDONTWRITEBYTECODE=1")
 }
 
 // inspectPython runs the probe and, unless cached, --help, and decides
 // which flag list and which SGLANG_* names the plan is checked against.
-func inspectPython(ctx context.Context, plan *launcher.Plan, o *Options) *pythonResult {
+func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResult {
 	py := &pythonResult{args: catalog.SGLangArgs(), origin: catalogOrigin()}
 	py.info.Flags = "embedded catalog"
 	s := subject{check: CheckPython, name: filepath.Base(plan.Python), where: "python (" + plan.Provenance["python"] + ")"}
@@ -215,7 +215,7 @@ func catalogOrigin() string {
 // helpModule is the module whose --help lists SGLang's server flags.
 const helpModule = "sglang.launch_server"
 
-func startHelp(ctx context.Context, plan *launcher.Plan, o *Options) <-chan procResult {
+func startHelp(ctx context.Context, plan *plan.Plan, o *Options) <-chan procResult {
 	ch := make(chan procResult, 1)
 	go func() {
 		ch <- runProc(ctx, []string{plan.Python, "-m", helpModule, "--help"}, pythonEnv(plan), o.dir(), o.HelpTimeout)

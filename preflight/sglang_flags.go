@@ -10,14 +10,14 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // checkFlags checks every flag of the server's argv the way argparse will
 // read it: unknown and ambiguous names, values given to switches, value
 // counts, types, choices, deprecated and removed flags, missing required
 // ones and repeats.
-func checkFlags(plan *launcher.Plan, args *catalog.Args, uses []catalog.Use, origin string) []Finding {
+func checkFlags(plan *plan.Plan, args *catalog.Args, uses []catalog.Use, origin string) []Finding {
 	where := argWhere(plan, uses)
 	var out []Finding
 	given := map[string]string{} // canonical name -> where it was first given
@@ -300,7 +300,7 @@ func shortList(choices []string) string {
 
 // argWhere says where each use's flag was set: the profile entry (file
 // and line when known, and its layer) or the arguments after --.
-func argWhere(plan *launcher.Plan, uses []catalog.Use) []string {
+func argWhere(plan *plan.Plan, uses []catalog.Use) []string {
 	tail := plan.Argv[3:]
 	boundary := len(tail) - len(plan.Extra)
 	entries := map[string]string{}

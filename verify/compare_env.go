@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // setBySGLang are variables SGLang sets for its own children when unset
@@ -105,7 +105,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 	}
 	managed := exp.Managed
 	for _, name := range sortedKeys(extra) {
-		if _, ok := exp.Env[name]; ok || !launcher.MatchManaged(managed, name) {
+		if _, ok := exp.Env[name]; ok || !plan.MatchManaged(managed, name) {
 			continue
 		}
 		for _, g := range groupProcs(o, procs, name) {

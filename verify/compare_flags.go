@@ -9,7 +9,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // flagUse is one flag of an argv, in canonical form.
@@ -47,7 +47,7 @@ func (u flagUse) display() string {
 }
 
 func groupOf(canonical string) string {
-	if launcher.IsPerfNeutral(canonical) {
+	if plan.IsPerfNeutral(canonical) {
 		return Neutral
 	}
 	return Perf

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Side is one thing `sglaunch diff` compares: a plan, a record's plan or
@@ -58,7 +58,7 @@ func SideOfDeployment(o *Observation, label string, managed []string) Side {
 		names[c.Name] = true
 	}
 	for name := range names {
-		if !launcher.MatchManaged(managed, name) {
+		if !plan.MatchManaged(managed, name) {
 			continue
 		}
 		if eff := effectiveEnv(o, name, srv); eff.present {

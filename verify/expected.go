@@ -1,7 +1,7 @@
 package verify
 
 import (
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Expected is the side a deployment is checked against: a profile's plan
@@ -20,7 +20,7 @@ type Expected struct {
 }
 
 // FromView builds the expected side from a printed or stored plan.
-func FromView(v launcher.View, label string, redacted bool) Expected {
+func FromView(v plan.View, label string, redacted bool) Expected {
 	order := v.EnvOrder
 	if len(order) == 0 {
 		for k := range v.Env {
@@ -29,13 +29,13 @@ func FromView(v launcher.View, label string, redacted bool) Expected {
 	}
 	managed := v.Managed
 	if len(managed) == 0 {
-		managed = launcher.DefaultManaged
+		managed = plan.DefaultManaged
 	}
 	return Expected{Label: label, Fingerprint: v.Fingerprint, Python: v.Python, Argv: v.Argv, Env: v.Env, EnvOrder: order, Managed: managed, Redacted: redacted}
 }
 
 // FromPlan builds the expected side from a resolved plan, secrets intact.
-func FromPlan(p *launcher.Plan, label string) Expected {
+func FromPlan(p *plan.Plan, label string) Expected {
 	e := FromView(p.View(), label, false)
 	e.Argv = p.Argv
 	for _, v := range p.Env {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // serverInfoTimeout bounds the /server_info request.
@@ -120,7 +120,7 @@ func (o *Observation) probeSite(ctx context.Context, managed []string) {
 		environ = append(environ, k+"="+v)
 	}
 	if len(managed) == 0 {
-		managed = launcher.DefaultManaged
+		managed = plan.DefaultManaged
 	}
 	changes, err := ProbeSite(ctx, python, environ, cwd, managed)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -53,8 +54,8 @@ func benchCommand(e *env) *cli.Command {
 // benchSetup is what a run needs, resolved from the command line before
 // anything starts; every problem found here is an input error.
 type benchSetup struct {
-	settings  launcher.Settings
-	plan      *launcher.Plan // nil with --url
+	settings  plan.Config
+	plan      *plan.Plan // nil with --url
 	url       string
 	workloads []bench.Workload
 	store     *bench.Store
@@ -86,7 +87,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 			b.profile = prof.Name
 		}
 	} else {
-		b.plan, _, err = e.loadPlan(c, launcher.ModeBench)
+		b.plan, _, err = e.loadPlan(c, plan.ModeBench)
 		if err != nil {
 			return nil, err
 		}
@@ -207,14 +208,6 @@ func redactCommandLine(args []string) []string {
 		}
 	}
 	return out
-}
-
-// apiKey is the server's --api-key, which requests must carry.
-func apiKey(plan *launcher.Plan) string {
-	if v := launcher.CanonicalArgs(plan.Argv[3:], true)["--api-key"]; len(v) > 0 {
-		return v[len(v)-1]
-	}
-	return ""
 }
 
 func firstLine(s string) string {

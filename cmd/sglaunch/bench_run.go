@@ -143,7 +143,7 @@ func (r *benchRun) runLaunched() error {
 		case <-runDone:
 		}
 	}()
-	runner := r.runner(bench.Target{URL: plan.BaseURL(), APIKey: apiKey(plan), Python: plan.Python, Environ: plan.Environ,
+	runner := r.runner(bench.Target{URL: plan.BaseURL(), APIKey: plan.APIKey(), Python: plan.Python, Environ: plan.Environ,
 		Profile: plan.Profile, Fingerprint: plan.Fingerprint})
 	runErr := r.withCause(runner.Run(r.runCtx, rec, r.b.workloads))
 	close(runDone)

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
@@ -20,7 +20,7 @@ const nearestScan = 200
 // reproduces: the newest successful bench record with the same
 // fingerprint; when there is none, the nearest record and the settings
 // that differ from it.
-func (e *env) reportBenchmarked(c *cli.Context, plan *launcher.Plan, log *slog.Logger) {
+func (e *env) reportBenchmarked(c *cli.Context, plan *plan.Plan, log *slog.Logger) {
 	store, err := e.recordStore(c)
 	if err != nil {
 		return

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func configCommand(e *env) *cli.Command {
@@ -13,7 +13,7 @@ func configCommand(e *env) *cli.Command {
 		Name:      "config",
 		Usage:     "print the effective config (the launch plan) without launching",
 		ArgsUsage: "[-- SERVER_ARGS...]",
-		Flags:     []cli.Flag{profileFlag, modeFlag(launcher.ModeServe), setFlag, unsetFlag, jsonFlag},
+		Flags:     []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag},
 		Action: func(c *cli.Context) error {
 			plan, _, err := e.loadPlan(c, c.String("mode"))
 			if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/verify"
 )
@@ -22,7 +22,7 @@ func diffCommand(e *env) *cli.Command {
 		Name:      "diff",
 		Usage:     "compare any two of: a profile's plan, a bench record, a running deployment (exit 0 same, 1 perf settings differ)",
 		ArgsUsage: "A B   (each " + diffOperands + ")",
-		Flags:     []cli.Flag{modeFlag(launcher.ModeServe), jsonFlag},
+		Flags:     []cli.Flag{modeFlag(plan.ModeServe), jsonFlag},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return inputerr.Errorf("diff: want two operands (%s), got %d", diffOperands, c.NArg())
@@ -108,11 +108,11 @@ func (e *env) profileSide(c *cli.Context, ref string) (verify.Side, error) {
 		return verify.Side{}, err
 	}
 	mode := c.String("mode")
-	plan, err := launcher.Resolve(launcher.Request{Profile: p, Mode: mode, Settings: s, Environ: e.environ(), LookPath: e.lookPath, SimDir: e.simDir(c)})
+	pl, err := plan.Resolve(plan.Request{Profile: p, Mode: mode, Config: s, Environ: e.environ(), LookPath: e.lookPath, SimDir: e.simDir(c)})
 	if err != nil {
 		return verify.Side{}, err
 	}
-	return verify.SideOf(verify.FromPlan(plan, fmt.Sprintf("profile %s (%s)", plan.Profile, mode))), nil
+	return verify.SideOf(verify.FromPlan(pl, fmt.Sprintf("profile %s (%s)", pl.Profile, mode))), nil
 }
 
 func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (verify.Side, error) {
@@ -128,9 +128,9 @@ func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (verify
 	if err := verify.CheckReady(c.Context, l); err != nil {
 		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
-	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, launcher.DefaultManaged)
+	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged)
 	if err != nil {
 		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
-	return verify.SideOfDeployment(o, "deployment "+l.How, launcher.DefaultManaged), nil
+	return verify.SideOfDeployment(o, "deployment "+l.How, plan.DefaultManaged), nil
 }

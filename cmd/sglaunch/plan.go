@@ -11,7 +11,7 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
 )
@@ -29,20 +29,20 @@ func modeFlag(def string) *cli.StringFlag {
 }
 
 // settings reads the SGLAUNCH_* variables.
-func (e *env) settings(c *cli.Context) (launcher.Settings, error) {
-	s, err := launcher.LoadSettings(c.Context, e.lookupEnv)
+func (e *env) settings(c *cli.Context) (plan.Config, error) {
+	s, err := plan.LoadConfig(c.Context, e.lookupEnv)
 	if err != nil {
 		return s, inputerr.Errorf("SGLAUNCH_* environment: %w", err)
 	}
 	return s, nil
 }
 
-func (e *env) finder(s launcher.Settings) *profiles.Finder {
+func (e *env) finder(s plan.Config) *profiles.Finder {
 	return &profiles.Finder{Dirs: profiles.SearchDirs(s.ProfilePath, e.getenv)}
 }
 
 // loadProfile finds the profile named by --profile or SGLAUNCH_PROFILE.
-func (e *env) loadProfile(c *cli.Context, s launcher.Settings) (*profiles.Profile, error) {
+func (e *env) loadProfile(c *cli.Context, s plan.Config) (*profiles.Profile, error) {
 	ref := c.String("profile")
 	if ref == "" {
 		ref = s.Profile
@@ -54,12 +54,12 @@ func (e *env) loadProfile(c *cli.Context, s launcher.Settings) (*profiles.Profil
 }
 
 // loadPlan resolves the plan for mode from the command line.
-func (e *env) loadPlan(c *cli.Context, mode string) (*launcher.Plan, launcher.Settings, error) {
+func (e *env) loadPlan(c *cli.Context, mode string) (*plan.Plan, plan.Config, error) {
 	s, err := e.settings(c)
 	if err != nil {
 		return nil, s, err
 	}
-	if mode != launcher.ModeServe && mode != launcher.ModeBench {
+	if mode != plan.ModeServe && mode != plan.ModeBench {
 		return nil, s, inputerr.Errorf("--mode %q: want serve or bench", mode)
 	}
 	p, err := e.loadProfile(c, s)
@@ -70,10 +70,10 @@ func (e *env) loadPlan(c *cli.Context, mode string) (*launcher.Plan, launcher.Se
 	if err != nil {
 		return nil, s, err
 	}
-	plan, err := launcher.Resolve(launcher.Request{
+	plan, err := plan.Resolve(plan.Request{
 		Profile:  p,
 		Mode:     mode,
-		Settings: s,
+		Config:   s,
 		Sets:     c.StringSlice("set"),
 		Unsets:   c.StringSlice("unset"),
 		Extra:    extra,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/preflight"
 )
 
@@ -20,7 +21,7 @@ func preflightCommand(e *env) *cli.Command {
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix.\n" +
 			"Exit status: 0 when nothing fails, 1 when a check fails, 2 on bad input.",
-		Flags: []cli.Flag{profileFlag, modeFlag(launcher.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
+		Flags: []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
 		Action: func(c *cli.Context) error {
 			plan, s, err := e.loadPlan(c, c.String("mode"))
 			if err != nil {
@@ -43,7 +44,7 @@ func preflightCommand(e *env) *cli.Command {
 	}
 }
 
-func (e *env) preflightOptions(s launcher.Settings, catalogOnly bool) preflight.Options {
+func (e *env) preflightOptions(s plan.Config, catalogOnly bool) preflight.Options {
 	return preflight.Options{
 		StateDir: statedir.State(s.StateDir, e.getenv),
 		Catalog:  catalogOnly,
@@ -54,7 +55,7 @@ func (e *env) preflightOptions(s launcher.Settings, catalogOnly bool) preflight.
 // runPreflight is what serve and bench run before they launch: warnings
 // and failures in full on stderr, passes counted; an error with exit
 // status 1 when anything fails.
-func (e *env) runPreflight(c *cli.Context, plan *launcher.Plan, log *slog.Logger) error {
+func (e *env) runPreflight(c *cli.Context, plan *plan.Plan, log *slog.Logger) error {
 	s, err := e.settings(c)
 	if err != nil {
 		return err

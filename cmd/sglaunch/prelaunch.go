@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
@@ -24,7 +24,7 @@ var (
 // by side: preflight (unless --skip-preflight) and the Python start-up
 // probe, which refuses a plan whose environment a site hook would change
 // (unless --allow-site-overrides).
-func (e *env) beforeLaunch(c *cli.Context, plan *launcher.Plan, log *slog.Logger) error {
+func (e *env) beforeLaunch(c *cli.Context, plan *plan.Plan, log *slog.Logger) error {
 	var wg sync.WaitGroup
 	var preErr error
 	if !c.Bool("skip-preflight") {
@@ -44,7 +44,7 @@ func (e *env) beforeLaunch(c *cli.Context, plan *launcher.Plan, log *slog.Logger
 
 // checkSiteHooks runs the plan's interpreter with the plan's environment
 // to see what site initialisation does to the variables the plan manages.
-func (e *env) checkSiteHooks(c *cli.Context, plan *launcher.Plan, log *slog.Logger) error {
+func (e *env) checkSiteHooks(c *cli.Context, plan *plan.Plan, log *slog.Logger) error {
 	watch := slices.Clone(plan.Managed)
 	for _, v := range plan.Env {
 		watch = append(watch, v.Name)

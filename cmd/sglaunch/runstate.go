@@ -8,6 +8,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // launchState keeps the runtime state file of a serve or bench launch
@@ -21,7 +22,7 @@ type launchState struct {
 	wrote bool
 }
 
-func (e *env) launchState(plan *launcher.Plan, s launcher.Settings, log *slog.Logger) *launchState {
+func (e *env) launchState(plan *plan.Plan, s plan.Config, log *slog.Logger) *launchState {
 	return &launchState{
 		dir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv), log: log,
 		state: &runstate.State{Profile: plan.Profile, Mode: plan.Mode, Fingerprint: plan.Fingerprint, SglaunchPID: os.Getpid(),

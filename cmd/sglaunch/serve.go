@@ -13,6 +13,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func serveCommand(e *env) *cli.Command {
@@ -35,7 +36,7 @@ func serveCommand(e *env) *cli.Command {
 			skipPreflightFlag, allowSiteFlag,
 		},
 		Action: func(c *cli.Context) error {
-			plan, s, err := e.loadPlan(c, launcher.ModeServe)
+			plan, s, err := e.loadPlan(c, plan.ModeServe)
 			if err != nil {
 				return err
 			}
@@ -76,7 +77,7 @@ func serveCommand(e *env) *cli.Command {
 
 // serve launches and supervises the server and maps how it ended to
 // sglaunch's exit status.
-func serve(ctx context.Context, e *env, plan *launcher.Plan, opts launcher.RunOptions) error {
+func serve(ctx context.Context, e *env, plan *plan.Plan, opts launcher.RunOptions) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGWINCH)
 	defer signal.Stop(sigs)

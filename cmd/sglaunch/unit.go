@@ -9,6 +9,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func unitCommand(e *env) *cli.Command {
@@ -26,7 +27,7 @@ func unitCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
 			}
-			plan, _, err := e.loadPlan(c, launcher.ModeServe)
+			plan, _, err := e.loadPlan(c, plan.ModeServe)
 			if err != nil {
 				return err
 			}

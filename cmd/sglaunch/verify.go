@@ -7,7 +7,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
@@ -85,7 +85,7 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		}
 		return verify.FromView(v, label, true), nil
 	}
-	plan, _, err := e.loadPlan(c, launcher.ModeServe)
+	plan, _, err := e.loadPlan(c, plan.ModeServe)
 	if err != nil {
 		return verify.Expected{}, err
 	}

@@ -12,23 +12,23 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/proc"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // State is one running launch.
 type State struct {
-	Profile     string        `json:"profile"`
-	Mode        string        `json:"mode"`
-	Fingerprint string        `json:"fingerprint"`
-	SglaunchPID int           `json:"sglaunch_pid"`
-	ServerPID   int           `json:"server_pid"`
-	Port        int           `json:"port"`
-	URL         string        `json:"url"`
-	StartedAt   time.Time     `json:"started_at"`
-	ReadyAt     *time.Time    `json:"ready_at,omitempty"`
-	Plan        launcher.View `json:"plan"`
-	Path        string        `json:"-"`
-	Stale       bool          `json:"-"`
+	Profile     string     `json:"profile"`
+	Mode        string     `json:"mode"`
+	Fingerprint string     `json:"fingerprint"`
+	SglaunchPID int        `json:"sglaunch_pid"`
+	ServerPID   int        `json:"server_pid"`
+	Port        int        `json:"port"`
+	URL         string     `json:"url"`
+	StartedAt   time.Time  `json:"started_at"`
+	ReadyAt     *time.Time `json:"ready_at,omitempty"`
+	Plan        plan.View  `json:"plan"`
+	Path        string     `json:"-"`
+	Stale       bool       `json:"-"`
 }
 
 // File is where the state of a profile's launch lives under dir.

@@ -1,4 +1,4 @@
-package launcher
+package plan
 
 import (
 	"errors"
@@ -28,13 +28,13 @@ const SimDirVar = "${SGLAUNCH_SIM_DIR}"
 
 // Request is what a plan is resolved from.
 type Request struct {
-	Profile  *profiles.Profile
-	Mode     string
-	Settings Settings
-	Sets     []string // --set KEY=VALUE
-	Unsets   []string // --unset KEY
-	Extra    []string // arguments after --
-	Environ  []string // sglaunch's own environment
+	Profile *profiles.Profile
+	Mode    string
+	Config  Config
+	Sets    []string // --set KEY=VALUE
+	Unsets  []string // --unset KEY
+	Extra   []string // arguments after --
+	Environ []string // sglaunch's own environment
 	// LookPath finds the interpreter (exec.LookPath when nil).
 	LookPath func(string) (string, error)
 	// SimDir returns the simulator's directory; called only when a value
@@ -57,10 +57,7 @@ func Resolve(req Request) (*Plan, error) {
 	if req.Mode != ModeServe && req.Mode != ModeBench {
 		return nil, inputerr.Errorf("mode %q: want serve or bench", req.Mode)
 	}
-	l := &layered{settings: map[string]profiles.Value{}, envRaw: map[string]string{}}
-	for _, s := range profiles.Schema {
-		l.settings[s.Key] = profiles.Value{Text: s.Default, From: "default"}
-	}
+	l := &layered{settings: DefaultSettings(), envRaw: map[string]string{}}
 	for k, v := range p.Settings {
 		l.settings[k] = v
 	}
@@ -83,7 +80,7 @@ func Resolve(req Request) (*Plan, error) {
 	}
 
 	// SGLAUNCH_* variables, then the command line.
-	s := req.Settings
+	s := req.Config
 	for _, x := range []struct{ key, val, from string }{
 		{"python", s.Python, "SGLAUNCH_PYTHON"},
 		{"args.host", s.Host, "SGLAUNCH_HOST"},
@@ -131,11 +128,11 @@ func Resolve(req Request) (*Plan, error) {
 		Module:       l.settings["module"].Text,
 		Args:         l.args,
 		Extra:        req.Extra,
-		Settings:     l.settings,
 		OverlayAdded: added,
 		Managed:      append(append([]string(nil), DefaultManaged...), p.ManagedEnv...),
 		Provenance:   map[string]string{},
 	}
+	plan.ApplySettings(l.settings)
 	plan.Argv = append([]string{python, "-m", plan.Module}, renderArgs(l.args)...)
 	plan.Argv = append(plan.Argv, req.Extra...)
 	plan.buildEnv(l.env, l.envRaw, p.InheritEnv, req.Environ)

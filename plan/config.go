@@ -1,4 +1,4 @@
-package launcher
+package plan
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"github.com/sethvargo/go-envconfig"
 )
 
-// Settings is sglaunch's own configuration from SGLAUNCH_* variables. It
+// Config is sglaunch's own configuration from SGLAUNCH_* variables. It
 // sits above the profile and below the command line: a flag given on the
 // command line overrides the variable of the same meaning.
-type Settings struct {
+type Config struct {
 	// Profile names the profile (name or path) when --profile is absent.
 	Profile string `env:"SGLAUNCH_PROFILE"`
 	// ProfilePath is a colon-separated list of directories searched for
@@ -34,9 +34,9 @@ type Settings struct {
 	LogFile string `env:"SGLAUNCH_LOG_FILE"`
 }
 
-// LoadSettings reads Settings through lookup (os.LookupEnv in production).
-func LoadSettings(ctx context.Context, lookup func(string) (string, bool)) (Settings, error) {
-	var s Settings
+// LoadConfig reads Config through lookup (os.LookupEnv in production).
+func LoadConfig(ctx context.Context, lookup func(string) (string, bool)) (Config, error) {
+	var s Config
 	err := envconfig.ProcessWith(ctx, &envconfig.Config{
 		Target:   &s,
 		Lookuper: envconfig.LookuperFunc(lookup),

@@ -1,4 +1,4 @@
-package launcher
+package plan
 
 import (
 	"encoding/json"
@@ -149,12 +149,12 @@ func TestProvenance(t *testing.T) {
 	write(t, dir, "base.yaml", "env:\n  NCCL_ALGO: Ring\n  NCCL_PROTO: LL\nargs:\n  model-path: /m\n  tp: 8\n  mem-fraction-static: 0.9\n  trust-remote-code: true\n")
 	write(t, dir, "child.yaml", "extends: base\nargs:\n  mem-fraction-static: 0.88\n  trust-remote-code: false\nserve:\n  args:\n    host: 0.0.0.0\n    tp: 4\n")
 	req := Request{
-		Profile:  load(t, []string{dir}, "child"),
-		Mode:     ModeServe,
-		Settings: Settings{Port: "31000", Set: []string{"env.NCCL_PROTO=Simple"}, Python: "/opt/py/bin/python3"},
-		Sets:     []string{"args.mem-fraction-static=0.8", "health.start_timeout=1h"},
-		Unsets:   []string{"env.NCCL_ALGO"},
-		Extra:    []string{"--log-level", "debug"},
+		Profile: load(t, []string{dir}, "child"),
+		Mode:    ModeServe,
+		Config:  Config{Port: "31000", Set: []string{"env.NCCL_PROTO=Simple"}, Python: "/opt/py/bin/python3"},
+		Sets:    []string{"args.mem-fraction-static=0.8", "health.start_timeout=1h"},
+		Unsets:  []string{"env.NCCL_ALGO"},
+		Extra:   []string{"--log-level", "debug"},
 	}
 	plan := resolve(t, req)
 	tests := []struct{ key, want string }{

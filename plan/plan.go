@@ -1,4 +1,4 @@
-package launcher
+package plan
 
 import (
 	"net"
@@ -56,8 +56,13 @@ type Plan struct {
 	// OverlayAdded lists what the mode overlay added or changed.
 	OverlayAdded []string `json:"overlay_added"`
 	// Settings are python, module, stop_timeout and health.*, each with
-	// its layer.
+	// its layer, as printed; ApplySettings sets them with the typed
+	// values below.
 	Settings map[string]profiles.Value `json:"-"`
+	// StopTimeout is the grace between the stop signal and SIGKILL.
+	StopTimeout time.Duration `json:"-"`
+	// Health are the readiness and liveness settings.
+	Health Health `json:"-"`
 	// Provenance maps args.NAME, env.NAME, python, module, extra and the
 	// settings to the layer each came from.
 	Provenance  map[string]string `json:"provenance"`
@@ -71,18 +76,6 @@ func (p *Plan) ShortFingerprint() string {
 		return p.Fingerprint
 	}
 	return p.Fingerprint[:12]
-}
-
-// Setting returns the text of a setting (defaults applied).
-func (p *Plan) Setting(key string) string { return p.Settings[key].Text }
-
-// Duration returns a duration setting.
-func (p *Plan) Duration(key string) time.Duration { return profiles.Duration(p.Settings[key]) }
-
-// Int returns an integer setting.
-func (p *Plan) Int(key string) int {
-	n, _ := strconv.Atoi(p.Settings[key].Text)
-	return n
 }
 
 // arg returns the last value given for an SGLang flag, by canonical name,
@@ -142,3 +135,13 @@ func (p *Plan) EnvValue(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// APIKey is the server's --api-key, which requests must carry ("" when
+// the server takes requests without one).
+func (p *Plan) APIKey() string {
+	v, _ := p.arg("--api-key")
+	return v
+}
+
+// ServerArgs are the server's flags: the argv after python -m module.
+func (p *Plan) ServerArgs() []string { return p.Argv[3:] }

@@ -1,0 +1,16 @@
+// Package plan turns a profile into one launch plan: the interpreter,
+// argv and child environment, with the layer each value came from.
+//
+// Resolution layers, lowest first: built-in defaults < the extends chain
+// < the profile < the mode overlay (serve or bench) < SGLAUNCH_*
+// variables < the command line (--set, --unset, arguments after --).
+//
+// The package owns what a plan means: the managed environment, the
+// perf-neutral flags, the canonical form of every flag (its SGLang name
+// and its value by the catalog's type), the fingerprint over that form,
+// the typed settings, the redacted View that records store, and Diff,
+// the one rule by which two plans (or a plan and a deployment) are equal.
+//
+// It is portable and pure: it starts no process, reads no /proc, opens
+// no socket, and never imports launcher or any package that does.
+package plan
