@@ -5,8 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/loadgen"
@@ -17,7 +15,8 @@ import (
 type Comparison struct {
 	A, B *Record `json:"-"`
 	// SamePlan is true when both plans are known and their fingerprints
-	// (the perf-relevant settings) are equal.
+	// (the perf-relevant settings), recomputed from the stored plans, are
+	// equal.
 	SamePlan bool `json:"same_plan"`
 	// PlanNote says why the plans could not be compared.
 	PlanNote    string        `json:"plan_note,omitempty"`
@@ -62,7 +61,7 @@ func Compare(a, b *Record) Comparison {
 	case b.Plan == nil:
 		c.PlanNote = "the plan of B is unknown (it benchmarked an already running server)"
 	default:
-		c.SamePlan = a.Fingerprint != "" && a.Fingerprint == b.Fingerprint
+		c.SamePlan = plan.FingerprintOf(*a.Plan) == plan.FingerprintOf(*b.Plan)
 		c.Differences = planDifferences(*a.Plan, *b.Plan)
 	}
 	c.Differences = append(c.Differences, contextDifferences(a, b)...)
@@ -70,55 +69,18 @@ func Compare(a, b *Record) Comparison {
 	return c
 }
 
+// planDifferences lists the settings on which two stored plans differ,
+// by plan.Diff: the rule verify, diff and serve's "benchmarked:" line use.
 func planDifferences(a, b plan.View) []Difference {
 	var out []Difference
-	for _, s := range []struct{ name, a, b string }{{"python", a.Python, b.Python}, {"module", a.Module, b.Module}} {
-		if s.a != s.b {
-			out = append(out, Difference{Kind: "setting", Name: s.name, A: s.a, B: s.b, InA: true, InB: true})
+	for _, r := range plan.Diff(plan.SideOfView(a, "A"), plan.SideOfView(b, "B")) {
+		kind := r.Kind
+		if kind == "python" || kind == "module" {
+			kind = "setting"
 		}
-	}
-	fa, fb := CanonicalFlags(a), CanonicalFlags(b)
-	for _, name := range unionKeys(fa, fb) {
-		va, ina := fa[name]
-		vb, inb := fb[name]
-		if ina == inb && slices.Equal(va, vb) {
-			continue
-		}
-		out = append(out, Difference{Kind: "flag", Name: name, A: strings.Join(va, " "), B: strings.Join(vb, " "),
-			InA: ina, InB: inb, PerfNeutral: plan.IsPerfNeutral(name)})
-	}
-	for _, name := range unionKeys(a.Env, b.Env) {
-		va, ina := a.Env[name]
-		vb, inb := b.Env[name]
-		if ina == inb && va == vb {
-			continue
-		}
-		out = append(out, Difference{Kind: "env", Name: name, A: va, B: vb, InA: ina, InB: inb})
+		out = append(out, Difference{Kind: kind, Name: r.Setting, A: r.A, B: r.B, InA: r.InA, InB: r.InB, PerfNeutral: r.Group == plan.Neutral})
 	}
 	return out
-}
-
-// CanonicalFlags maps a stored plan's server flags to canonical names
-// and values, perf-neutral flags included.
-func CanonicalFlags(v plan.View) map[string][]string {
-	if len(v.Argv) < 3 {
-		return map[string][]string{}
-	}
-	return plan.CanonicalArgs(v.Argv[3:], true)
-}
-
-func unionKeys[V any](a, b map[string]V) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func contextDifferences(a, b *Record) []Difference {

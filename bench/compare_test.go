@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"testing"
 	"time"
@@ -11,8 +10,6 @@ import (
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fixture builds a launched run of one decode-1 level and a sweep level.
 func fixture(id string, decode, ttft float64, argv []string, env map[string]string) *Record {
@@ -102,7 +99,7 @@ func TestCompare(t *testing.T) {
 	if err := WriteComparison(&out, c, false); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, "compare", out.String(), *update)
+	testkit.Golden(t, "compare", out.String(), *testkit.Update)
 }
 
 func TestCompareUnknownPlan(t *testing.T) {
@@ -131,11 +128,29 @@ func TestRenderGolden(t *testing.T) {
 	if err := WriteShow(&show, r); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, "show", show.String(), *update)
+	testkit.Golden(t, "show", show.String(), *testkit.Update)
 	var list bytes.Buffer
 	if err := WriteList(&list, []Entry{{ID: "aaaa0001", Started: r.Started, Status: "ok", Profile: "kimi", Fingerprint: r.Fingerprint, Workloads: []string{"decode-1", "sweep8"}, Headline: Headline(r)},
 		{ID: "broken", Err: "not a record"}}); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, "list", list.String(), *update)
+	testkit.Golden(t, "list", list.String(), *testkit.Update)
+}
+
+// TestCompareOneVerdictFor088And0880 pins issue 9's first defect through
+// bench compare: --mem-fraction-static 0.88 and 0.880 are one float to
+// SGLang, so the records have the same plan and no difference.
+func TestCompareOneVerdictFor088And0880(t *testing.T) {
+	env := map[string]string{"NCCL_ALGO": "Ring"}
+	a := fixture("aaaa0001", 82.5, 410, baseArgv("--mem-fraction-static", "0.88"), env)
+	b := fixture("bbbb0002", 82.5, 410, baseArgv("--mem-fraction-static", "0.880"), env)
+	c := Compare(a, b)
+	if !c.SamePlan {
+		t.Error("SamePlan = false for 0.88 against 0.880")
+	}
+	for _, d := range c.Differences {
+		if d.Kind != "context" {
+			t.Errorf("unexpected difference %+v", d)
+		}
+	}
 }

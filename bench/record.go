@@ -136,3 +136,14 @@ func (r *Record) Duration() time.Duration {
 	}
 	return r.Ended.Sub(r.Started)
 }
+
+// PlanFingerprint is the fingerprint of the record's plan by the current
+// rules, recomputed from the stored plan (records written by an older
+// sglaunch hashed differently); the stored string when the plan is
+// unknown.
+func (r *Record) PlanFingerprint() string {
+	if r.Plan == nil {
+		return r.Fingerprint
+	}
+	return plan.FingerprintOf(*r.Plan)
+}

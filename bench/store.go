@@ -98,7 +98,7 @@ func (s *Store) List() ([]Entry, error) {
 		if err != nil {
 			e.Err = err.Error()
 		} else {
-			e.ID, e.Started, e.Status, e.Profile, e.Fingerprint, e.URL = r.ID, r.Started, r.Status, r.Profile, r.Fingerprint, r.URL
+			e.ID, e.Started, e.Status, e.Profile, e.Fingerprint, e.URL = r.ID, r.Started, r.Status, r.Profile, r.PlanFingerprint(), r.URL
 			for _, w := range r.Results {
 				e.Workloads = append(e.Workloads, w.Workload.Name)
 			}

@@ -82,7 +82,7 @@ func (p *Plan) ShortFingerprint() string {
 // looking through the profile's args and the extra arguments alike.
 func (p *Plan) arg(canonical string) (string, bool) {
 	val, ok := "", false
-	for _, u := range sglangArgs().Split(p.Argv[3:]) {
+	for _, u := range sglangArgs().Split(p.ServerArgs()) {
 		if u.Canonical == canonical && len(u.Values) > 0 {
 			val, ok = u.Values[len(u.Values)-1], true
 		}

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,8 +11,6 @@ import (
 	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/profiles"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fakePython makes resolution independent of where python3 lives here.
 func fakePython(name string) (string, error) {
@@ -58,8 +55,8 @@ func TestConfigGolden(t *testing.T) {
 		for _, mode := range []string{ModeServe, ModeBench} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				plan := resolve(t, Request{Profile: load(t, nil, name), Mode: mode, Environ: environ})
-				testkit.Golden(t, "config-"+name+"-"+mode+".txt", plan.Text(), *update)
-				testkit.Golden(t, "config-"+name+"-"+mode+".json", string(plan.View().JSON()), *update)
+				testkit.Golden(t, "config-"+name+"-"+mode+".txt", plan.Text(), *testkit.Update)
+				testkit.Golden(t, "config-"+name+"-"+mode+".json", string(plan.View().JSON()), *testkit.Update)
 			})
 		}
 	}

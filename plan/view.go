@@ -20,12 +20,16 @@ type View struct {
 	Argv        []string          `json:"argv"`
 	Extra       []string          `json:"extra,omitempty"`
 	Env         map[string]string `json:"env"`
-	EnvOrder    []string          `json:"env_order"`
-	Provenance  map[string]string `json:"provenance"`
-	Dropped     []Dropped         `json:"dropped"`
-	OverlayAdd  []string          `json:"overlay_added"`
-	Settings    map[string]string `json:"settings"`
-	Managed     []string          `json:"managed_env"`
+	// EnvRaw holds the variables whose value was written with
+	// ${SGLAUNCH_SIM_DIR}, as written: the fingerprint uses it so that it
+	// does not depend on a cache path.
+	EnvRaw     map[string]string `json:"env_as_written,omitempty"`
+	EnvOrder   []string          `json:"env_order"`
+	Provenance map[string]string `json:"provenance"`
+	Dropped    []Dropped         `json:"dropped"`
+	OverlayAdd []string          `json:"overlay_added"`
+	Settings   map[string]string `json:"settings"`
+	Managed    []string          `json:"managed_env"`
 }
 
 // View returns the redacted, printable form of the plan.
@@ -43,6 +47,12 @@ func (p *Plan) View() View {
 	for _, e := range p.Env {
 		v.Env[e.Name] = redact.Value(e.Name, e.Value)
 		v.EnvOrder = append(v.EnvOrder, e.Name)
+		if e.Raw != e.Value {
+			if v.EnvRaw == nil {
+				v.EnvRaw = map[string]string{}
+			}
+			v.EnvRaw[e.Name] = redact.Value(e.Name, e.Raw)
+		}
 	}
 	for _, d := range p.Dropped {
 		d.Value = redact.Value(d.Name, d.Value)

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,7 +106,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 		extra[c.Name] = true
 	}
 	managed := exp.Managed
-	for _, name := range sortedKeys(extra) {
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		if _, ok := exp.Env[name]; ok || !plan.MatchManaged(managed, name) {
 			continue
 		}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,38 +11,12 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// flagUse is one flag of an argv, in canonical form.
-type flagUse struct {
-	name   string
-	values []string
-	flag   *catalog.Flag
-}
-
-// canonicalUses returns the flags of an argv tail in order, the last
-// occurrence of a flag winning as in argparse.
-func canonicalUses(tail []string) []flagUse {
-	var out []flagUse
-	index := map[string]int{}
-	for _, u := range catalog.SGLangArgs().Split(tail) {
-		if u.Written == "" {
-			continue
-		}
-		fu := flagUse{name: u.Canonical, values: u.Values, flag: u.Flag}
-		if i, ok := index[u.Canonical]; ok {
-			out[i] = fu
-			continue
-		}
-		index[u.Canonical] = len(out)
-		out = append(out, fu)
-	}
-	return out
-}
-
-func (u flagUse) display() string {
-	if len(u.values) == 0 {
+// display shows a flag's values for a report row, secrets masked.
+func display(f plan.Flag) string {
+	if len(f.Values) == 0 {
 		return "(set)"
 	}
-	return strings.Join(redact.Argv(append([]string{u.name}, u.values...))[1:], " ")
+	return strings.Join(redact.Argv(append([]string{f.Name}, f.Values...))[1:], " ")
 }
 
 func groupOf(canonical string) string {
@@ -56,14 +29,14 @@ func groupOf(canonical string) string {
 // compareFlags compares the expected argv with the server's argv and,
 // where the server answered, with its parsed arguments.
 func compareFlags(exp Expected, o *Observation) []Row {
-	expUses := canonicalUses(argvTail(exp.Argv))
+	expUses := plan.Flags(plan.ArgvTail(exp.Argv))
 	srv, haveProc := o.Server()
-	obsIndex := map[string]flagUse{}
+	obsIndex := map[string]plan.Flag{}
 	var obsOrder []string
 	if haveProc {
-		for _, u := range canonicalUses(argvTail(srv.Argv)) {
-			obsIndex[u.name] = u
-			obsOrder = append(obsOrder, u.name)
+		for _, u := range plan.Flags(plan.ArgvTail(srv.Argv)) {
+			obsIndex[u.Name] = u
+			obsOrder = append(obsOrder, u.Name)
 		}
 	}
 	where := "argv"
@@ -73,31 +46,31 @@ func compareFlags(exp Expected, o *Observation) []Row {
 	var rows []Row
 	seen := map[string]bool{}
 	for _, e := range expUses {
-		seen[e.name] = true
-		row := Row{Group: groupOf(e.name), Kind: "flag", Setting: e.name, Expected: e.display(), Where: where}
-		ob, inArgv := obsIndex[e.name]
+		seen[e.Name] = true
+		row := Row{Group: groupOf(e.Name), Kind: "flag", Setting: e.Name, Expected: display(e), Where: where}
+		ob, inArgv := obsIndex[e.Name]
 		siVal, siOK := o.serverInfoValue(e)
 		switch {
-		case inArgv && sameValues(e.values, ob.values):
-			row.Status, row.Observed = Match, ob.display()
-			if siOK && !siAgrees(e, siVal) && simpleFlag(e.flag) {
-				row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.flag.Dest
-				row.Note = "the command line says " + ob.display()
+		case inArgv && slices.Equal(e.Values, ob.Values):
+			row.Status, row.Observed = Match, display(ob)
+			if siOK && !siAgrees(e, siVal) && simpleFlag(e.Spec) {
+				row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.Spec.Dest
+				row.Note = "the command line says " + display(ob)
 			}
 		case inArgv:
-			row.Status, row.Observed = Different, ob.display()
+			row.Status, row.Observed = Different, display(ob)
 		case siOK && siAgrees(e, siVal):
-			row.Status, row.Observed, row.Where = Match, formatSI(siVal), "server_info "+e.flag.Dest
+			row.Status, row.Observed, row.Where = Match, formatSI(siVal), "server_info "+e.Spec.Dest
 			row.Note = "not on the command line; the server's value agrees"
 		case !haveProc && siOK:
-			row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.flag.Dest
+			row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.Spec.Dest
 		case !haveProc:
 			row.Status, row.Where = Missing, "server_info"
 			row.Note = "no process to read and no value in server_info"
 		default:
 			row.Status = Missing
 			if siOK {
-				row.Note = "server_info " + e.flag.Dest + "=" + formatSI(siVal)
+				row.Note = "server_info " + e.Spec.Dest + "=" + formatSI(siVal)
 			}
 		}
 		rows = append(rows, row)
@@ -107,18 +80,18 @@ func compareFlags(exp Expected, o *Observation) []Row {
 			continue
 		}
 		u := obsIndex[name]
-		rows = append(rows, Row{Group: groupOf(name), Kind: "flag", Setting: name, Status: Extra, Observed: u.display(), Where: where})
+		rows = append(rows, Row{Group: groupOf(name), Kind: "flag", Setting: name, Status: Extra, Observed: display(u), Where: where})
 	}
 	return rows
 }
 
 // serverInfoValue finds the server's parsed value of a flag by its
 // ServerArgs field name.
-func (o *Observation) serverInfoValue(u flagUse) (any, bool) {
-	if o.ServerInfo == nil || u.flag == nil {
+func (o *Observation) serverInfoValue(u plan.Flag) (any, bool) {
+	if o.ServerInfo == nil || u.Spec == nil {
 		return nil, false
 	}
-	v, ok := o.ServerInfo[u.flag.Dest]
+	v, ok := o.ServerInfo[u.Spec.Dest]
 	return v, ok
 }
 
@@ -129,28 +102,28 @@ func simpleFlag(f *catalog.Flag) bool {
 }
 
 // siAgrees reports whether a server_info value equals the expected use.
-func siAgrees(u flagUse, v any) bool {
-	if u.flag == nil {
+func siAgrees(u plan.Flag, v any) bool {
+	if u.Spec == nil {
 		return false
 	}
-	switch u.flag.Action {
+	switch u.Spec.Action {
 	case "store_true":
 		b, ok := v.(bool)
 		return ok && b
 	case "boolean_optional":
 		b, ok := v.(bool)
-		return ok && b == (u.name == u.flag.Name)
+		return ok && b == (len(u.Values) == 0)
 	}
 	var got []string
 	switch x := v.(type) {
 	case []any:
 		for _, it := range x {
-			got = append(got, formatSI(it))
+			got = append(got, plan.CanonicalValue(u.Spec.Type, formatSI(it)))
 		}
 	default:
-		got = []string{formatSI(x)}
+		got = []string{plan.CanonicalValue(u.Spec.Type, formatSI(x))}
 	}
-	return sameValues(u.values, got)
+	return slices.Equal(u.Values, got)
 }
 
 func formatSI(v any) string {
@@ -174,33 +147,4 @@ func formatSI(v any) string {
 		return strings.Join(parts, " ")
 	}
 	return fmt.Sprint(v)
-}
-
-// sameValues compares flag values as text, and as numbers where both are.
-func sameValues(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] == b[i] {
-			continue
-		}
-		x, err1 := strconv.ParseFloat(a[i], 64)
-		y, err2 := strconv.ParseFloat(b[i], 64)
-		if err1 != nil || err2 != nil || x != y {
-			return false
-		}
-	}
-	return true
-}
-
-// sortedKeys returns the keys of all the maps, each once, sorted.
-func sortedKeys[V any](ms ...map[string]V) []string {
-	keys := map[string]bool{}
-	for _, m := range ms {
-		for k := range m {
-			keys[k] = true
-		}
-	}
-	return slices.Sorted(maps.Keys(keys))
 }

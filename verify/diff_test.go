@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func TestDiff(t *testing.T) {
@@ -11,7 +13,7 @@ func TestDiff(t *testing.T) {
 	bExp.Argv = append(serverArgv("--port", "31000"), "--api-key", "sk-1")
 	bExp.Env = map[string]string{"NCCL_ALGO": "Tree", "NCCL_DEBUG": "INFO"}
 	b := SideOf(bExp)
-	rows := Diff(a, b)
+	rows := plan.Diff(a, b)
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Group+" "+r.Setting+" "+r.A+"|"+r.B)
@@ -29,7 +31,7 @@ func TestDiff(t *testing.T) {
 	if !PerfDiffers(rows) {
 		t.Error("PerfDiffers = false")
 	}
-	if rows := Diff(a, a); len(rows) != 0 {
+	if rows := plan.Diff(a, a); len(rows) != 0 {
 		t.Errorf("a side differs from itself: %v", rows)
 	}
 }

@@ -43,19 +43,3 @@ func FromPlan(p *plan.Plan, label string) Expected {
 	}
 	return e
 }
-
-// argvTail returns the server flags of an argv: what follows `-m module`,
-// or what follows the first --flag when the module form is absent.
-func argvTail(argv []string) []string {
-	for i := 0; i+1 < len(argv); i++ {
-		if argv[i] == "-m" {
-			return argv[i+2:]
-		}
-	}
-	for i, a := range argv {
-		if len(a) > 2 && a[:2] == "--" {
-			return argv[i:]
-		}
-	}
-	return nil
-}

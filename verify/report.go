@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Statuses of a row.
@@ -19,8 +21,8 @@ const (
 // Groups of a row: perf-relevant settings decide the verdict; perf-neutral
 // ones (the fingerprint's list) are shown apart.
 const (
-	Perf    = "perf-relevant"
-	Neutral = "perf-neutral"
+	Perf    = plan.Perf
+	Neutral = plan.Neutral
 )
 
 // Row is one setting compared.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/runstate"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // healthTimeout bounds the readiness check before verifying: above
@@ -103,7 +104,7 @@ func fromPID(pid int, states []*runstate.State, how string) (*Located, error) {
 			return nil, err
 		}
 		for _, k := range kids {
-			if argv, err := proc.Cmdline(k); err == nil && argvTail(argv) != nil {
+			if argv, err := proc.Cmdline(k); err == nil && plan.ArgvTail(argv) != nil {
 				return &Located{ServerPID: k, URL: urlFromArgv(argv), How: how + " (sglaunch; its server is pid " + strconv.Itoa(k) + ")"}, nil
 			}
 		}
@@ -195,15 +196,15 @@ func isSglaunch(pid int) bool {
 // urlFromArgv derives the server's address from its --host/--port flags.
 func urlFromArgv(argv []string) string {
 	host, port := "127.0.0.1", "30000"
-	for _, u := range canonicalUses(argvTail(argv)) {
-		if len(u.values) == 0 {
+	for _, u := range plan.Flags(plan.ArgvTail(argv)) {
+		if len(u.Values) == 0 {
 			continue
 		}
-		switch u.name {
+		switch u.Name {
 		case "--host":
-			host = u.values[0]
+			host = u.Values[0]
 		case "--port":
-			port = u.values[0]
+			port = u.Values[0]
 		}
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {

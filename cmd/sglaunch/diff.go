@@ -35,7 +35,7 @@ func diffCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			rows := verify.Diff(a, b)
+			rows := plan.Diff(a, b)
 			if c.Bool("json") {
 				if err := writeJSON(e.stdout, map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}); err != nil {
 					return err
@@ -52,7 +52,7 @@ func diffCommand(e *env) *cli.Command {
 }
 
 // diffSide resolves one operand of diff.
-func (e *env) diffSide(c *cli.Context, op string) (verify.Side, error) {
+func (e *env) diffSide(c *cli.Context, op string) (plan.Side, error) {
 	kind, arg, hasKind := strings.Cut(op, ":")
 	if !hasKind {
 		kind, arg = "", op
@@ -63,13 +63,13 @@ func (e *env) diffSide(c *cli.Context, op string) (verify.Side, error) {
 	case "record":
 		v, label, err := e.recordPlan(c, arg)
 		if err != nil {
-			return verify.Side{}, err
+			return plan.Side{}, err
 		}
-		return verify.SideOf(verify.FromView(v, label, true)), nil
+		return plan.SideOfView(v, label), nil
 	case "pid", "port":
 		n, err := strconv.Atoi(arg)
 		if err != nil || n <= 0 {
-			return verify.Side{}, inputerr.Errorf("diff operand %q: want %s:NUMBER", op, kind)
+			return plan.Side{}, inputerr.Errorf("diff operand %q: want %s:NUMBER", op, kind)
 		}
 		if kind == "pid" {
 			return e.deploymentSide(c, op, verify.Target{PID: n})
@@ -91,46 +91,46 @@ func (e *env) diffSide(c *cli.Context, op string) (verify.Side, error) {
 		}
 		v, label, rerr := e.recordPlan(c, op)
 		if rerr != nil {
-			return verify.Side{}, inputerr.Errorf("diff operand %q is neither a profile nor a bench record; write one of %s", op, diffOperands)
+			return plan.Side{}, inputerr.Errorf("diff operand %q is neither a profile nor a bench record; write one of %s", op, diffOperands)
 		}
-		return verify.SideOf(verify.FromView(v, label, true)), nil
+		return plan.SideOfView(v, label), nil
 	}
-	return verify.Side{}, inputerr.Errorf("diff operand %q: unknown kind %q; write one of %s", op, kind, diffOperands)
+	return plan.Side{}, inputerr.Errorf("diff operand %q: unknown kind %q; write one of %s", op, kind, diffOperands)
 }
 
-func (e *env) profileSide(c *cli.Context, ref string) (verify.Side, error) {
+func (e *env) profileSide(c *cli.Context, ref string) (plan.Side, error) {
 	s, err := e.settings(c)
 	if err != nil {
-		return verify.Side{}, err
+		return plan.Side{}, err
 	}
 	p, err := e.finder(s).Load(ref)
 	if err != nil {
-		return verify.Side{}, err
+		return plan.Side{}, err
 	}
 	mode := c.String("mode")
 	pl, err := plan.Resolve(plan.Request{Profile: p, Mode: mode, Config: s, Environ: e.environ(), LookPath: e.lookPath, SimDir: e.simDir(c)})
 	if err != nil {
-		return verify.Side{}, err
+		return plan.Side{}, err
 	}
-	return verify.SideOf(verify.FromPlan(pl, fmt.Sprintf("profile %s (%s)", pl.Profile, mode))), nil
+	return pl.Side(fmt.Sprintf("profile %s (%s)", pl.Profile, mode)), nil
 }
 
-func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (verify.Side, error) {
+func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (plan.Side, error) {
 	s, err := e.settings(c)
 	if err != nil {
-		return verify.Side{}, err
+		return plan.Side{}, err
 	}
 	t.RuntimeDir = statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
 	l, err := verify.Locate(c.Context, t)
 	if err != nil {
-		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	if err := verify.CheckReady(c.Context, l); err != nil {
-		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged)
 	if err != nil {
-		return verify.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	return verify.SideOfDeployment(o, "deployment "+l.How, plan.DefaultManaged), nil
 }

@@ -1,0 +1,123 @@
+package plan
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sglaunch/sglaunch/internal/redact"
+)
+
+// Groups of a difference: perf-relevant settings decide verdicts;
+// perf-neutral ones (PerfNeutralFlags) are shown apart.
+const (
+	Perf    = "perf-relevant"
+	Neutral = "perf-neutral"
+)
+
+// Side is one thing compared: a plan, a record's plan or a running
+// deployment, reduced to its interpreter, module, canonical flags and
+// managed variables (secrets masked).
+type Side struct {
+	Label       string
+	Fingerprint string
+	Python      string              // "" when unknown
+	Module      string              // "" when unknown
+	Args        map[string][]string // canonical flag → canonical values, perf-neutral included
+	Env         map[string]string   // managed variables (and those the plan sets)
+}
+
+// Side reduces the plan to what Diff compares.
+func (p *Plan) Side(label string) Side { return SideOfView(p.View(), label) }
+
+// SideOfView reduces a stored or printed plan to what Diff compares. The
+// fingerprint is recomputed by the current rules.
+func SideOfView(v View, label string) Side {
+	s := Side{Label: label, Fingerprint: FingerprintOf(v), Python: v.Python, Module: v.Module,
+		Args: FlagMap(ArgvTail(v.Argv), true), Env: map[string]string{}}
+	for k, val := range v.Env {
+		s.Env[k] = redact.Value(k, val)
+	}
+	return s
+}
+
+// DiffRow is one setting on which two sides differ.
+type DiffRow struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"` // python, module, flag or env
+	Setting string `json:"setting"`
+	// A and B are the values (flag values joined by blanks, secrets
+	// masked; "" for a switch); InA and InB say whether each side has
+	// the setting at all.
+	A   string `json:"a"`
+	B   string `json:"b"`
+	InA bool   `json:"in_a"`
+	InB bool   `json:"in_b"`
+}
+
+// Diff lists the settings on which a and b differ, perf-relevant first,
+// each group sorted by kind and name. It is the one equality rule of
+// sglaunch: flags are equal when their canonical values are, variables
+// when their values are; the interpreter and module are compared where
+// both sides know them.
+func Diff(a, b Side) []DiffRow {
+	var rows []DiffRow
+	for _, x := range []struct{ kind, a, b string }{{"python", a.Python, b.Python}, {"module", a.Module, b.Module}} {
+		if x.a != "" && x.b != "" && x.a != x.b {
+			rows = append(rows, DiffRow{Group: Perf, Kind: x.kind, Setting: x.kind, A: x.a, B: x.b, InA: true, InB: true})
+		}
+	}
+	for _, name := range sortedKeys(a.Args, b.Args) {
+		va, okA := a.Args[name]
+		vb, okB := b.Args[name]
+		if okA == okB && slices.Equal(va, vb) {
+			continue
+		}
+		group := Perf
+		if IsPerfNeutral(name) {
+			group = Neutral
+		}
+		rows = append(rows, DiffRow{Group: group, Kind: "flag", Setting: name, A: flagText(name, va), B: flagText(name, vb), InA: okA, InB: okB})
+	}
+	for _, name := range sortedKeys(a.Env, b.Env) {
+		va, okA := a.Env[name]
+		vb, okB := b.Env[name]
+		if okA == okB && va == vb {
+			continue
+		}
+		rows = append(rows, DiffRow{Group: Perf, Kind: "env", Setting: name, A: va, B: vb, InA: okA, InB: okB})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Group == Perf && rows[j].Group != Perf })
+	return rows
+}
+
+// PerfRows keeps the perf-relevant rows.
+func PerfRows(rows []DiffRow) []DiffRow {
+	var out []DiffRow
+	for _, r := range rows {
+		if r.Group == Perf {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// flagText joins a flag's values for display, secrets masked.
+func flagText(name string, v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return strings.Join(redact.Argv(append([]string{name}, v...))[1:], " ")
+}
+
+// sortedKeys returns the keys of all the maps, each once, sorted.
+func sortedKeys[V any](ms ...map[string]V) []string {
+	keys := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(keys))
+}
