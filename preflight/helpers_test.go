@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +15,6 @@ import (
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // resolve turns profile YAML into a plan, with the real python3 and this
 // process's environment (managed variables dropped, as in production).

@@ -83,5 +83,5 @@ func TestKimiBuiltin(t *testing.T) {
 	if err := fixed.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, t.Name(), b.String(), *update)
+	testkit.Golden(t, t.Name(), b.String(), *testkit.Update)
 }

@@ -32,7 +32,7 @@ func TestReportText(t *testing.T) {
 	if err := sampleReport().WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, t.Name(), b.String(), *update)
+	testkit.Golden(t, t.Name(), b.String(), *testkit.Update)
 }
 
 // TestReportCompact pins what serve and bench print before a launch.
@@ -41,14 +41,14 @@ func TestReportCompact(t *testing.T) {
 	if err := sampleReport().WriteCompact(&b); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Golden(t, t.Name(), b.String(), *update)
+	testkit.Golden(t, t.Name(), b.String(), *testkit.Update)
 }
 
 // TestReportJSON pins preflight --json and checks it reads back.
 func TestReportJSON(t *testing.T) {
 	r := sampleReport()
 	b := r.JSON()
-	testkit.Golden(t, t.Name(), string(b), *update)
+	testkit.Golden(t, t.Name(), string(b), *testkit.Update)
 	var back Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("read back: %v", err)

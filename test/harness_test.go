@@ -1,7 +1,6 @@
 package test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,8 +17,6 @@ const (
 	commandTimeout = 2 * time.Minute
 	waitTimeout    = 30 * time.Second
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 var (
 	sglaunchBin string // built once by TestMain

@@ -45,7 +45,7 @@ func TestPreflightDemo(t *testing.T) {
 	if !strings.Contains(stdout, "sglang 0.5.10+sim, flags from --help\n") {
 		t.Errorf("first run: header does not say the flags came from --help:\n%s", stdout)
 	}
-	testkit.Golden(t, t.Name(), normalizePreflight(stdout, port), *update)
+	testkit.Golden(t, t.Name(), normalizePreflight(stdout, port), *testkit.Update)
 
 	stdout, _, code = e.Run("preflight", "--profile", "demo", "--set", set)
 	if code != 0 || !strings.Contains(stdout, "flags from --help (cached)\n") {

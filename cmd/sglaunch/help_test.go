@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"strings"
 	"testing"
 
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func testEnv(stdout, stderr *bytes.Buffer) *env {
 	e := defaultEnv()
@@ -37,7 +34,7 @@ func TestHelpGolden(t *testing.T) {
 			if code := run(context.Background(), argv, testEnv(&stdout, &stderr)); code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr.String())
 			}
-			testkit.Golden(t, name, stdout.String(), *update)
+			testkit.Golden(t, name, stdout.String(), *testkit.Update)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +14,12 @@ import (
 	"testing"
 	"time"
 )
+
+// Update is the -update flag of every test binary that imports testkit:
+// go test ./... -update rewrites the golden files under testdata/. Every
+// package with tests imports testkit (at least for this flag), so that
+// the flag is known everywhere and -update fails no package.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers and readers:
 // a child's output that a test polls. The zero value is ready to use.
