@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
@@ -31,9 +32,9 @@ func fixture(id string, decode, ttft float64, argv []string, env map[string]stri
 	for i := range 8 {
 		r.Host.GPUs = append(r.Host.GPUs, GPU{Index: i, Name: "NVIDIA RTX PRO 6000 Blackwell", MemoryMiB: 97887})
 	}
-	r.Server = &ServerStart{PID: 4242, StartedAt: t0, ReadyAt: t0.Add(312 * time.Second), LoadTime: 312.4,
-		Phases: []Phase{{Name: "weights loaded", At: 201.5}, {Name: "CUDA graphs captured", At: 290.1}, {Name: "warm-up done", At: 311.9}},
-		Stop:   "stopped by sglaunch: exit status 137 (SIGKILL)", Log: "/var/lib/sglaunch/records/x.server.log"}
+	r.Server = &ServerStart{PID: 4242, Load: health.Load{StartedAt: t0, ReadyAt: t0.Add(312 * time.Second), Seconds: 312.4,
+		Phases: []health.Phase{{Name: "weights loaded", At: 201500 * time.Millisecond}, {Name: "CUDA graphs captured", At: 290100 * time.Millisecond}, {Name: "warm-up done", At: 311900 * time.Millisecond}}},
+		Stop: "stopped by sglaunch: exit status 137 (SIGKILL)", Log: "/var/lib/sglaunch/records/x.server.log"}
 	d1, _ := Builtin("decode-1")
 	sw := Workload{Name: "sweep8", Source: "built-in", API: loadgen.Generate, InputLen: 1024, OutputLen: 512, Concurrency: []int{8}, Rounds: 4, Warmup: 1, Seed: 1}
 	lvl1 := LevelRecord{LevelResult: loadgen.LevelResult{Level: loadgen.Level{Concurrency: 1}, Started: t0, Ended: t0.Add(time.Minute),

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -63,22 +64,14 @@ type Observed struct {
 
 // ServerStart is how the server's start went.
 type ServerStart struct {
-	PID       int       `json:"pid,omitempty"`
-	StartedAt time.Time `json:"started_at"`
-	ReadyAt   time.Time `json:"ready_at,omitzero"`
-	// LoadTime is from start to ready, in seconds.
-	LoadTime float64 `json:"load_time_s"`
-	Phases   []Phase `json:"phases,omitempty"`
+	PID int `json:"pid,omitempty"`
+	// Load is the load's timing (started_at, ready_at, load_time_s,
+	// phases), stored as everywhere else.
+	health.Load
 	// Stop says how the server ended after the run.
 	Stop string `json:"stop,omitempty"`
 	// Log is the file holding the server's output.
 	Log string `json:"log,omitempty"`
-}
-
-// Phase is one start-up step, seconds after the server started.
-type Phase struct {
-	Name string  `json:"name"`
-	At   float64 `json:"at_s"`
 }
 
 // WorkloadResult is one workload's definition and outcome.

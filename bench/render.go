@@ -208,10 +208,10 @@ func WriteShow(w io.Writer, r *Record) error {
 	if s := r.Server; s != nil {
 		var phases []string
 		for _, p := range s.Phases {
-			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At))
+			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At.Seconds()))
 		}
 		if !s.ReadyAt.IsZero() {
-			line := fmt.Sprintf("%.1fs", s.LoadTime)
+			line := fmt.Sprintf("%.1fs", s.Seconds)
 			if len(phases) > 0 {
 				line += " (" + strings.Join(phases, ", ") + ")"
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/sglaunch/sglaunch/systemd"
 )
 
 const (
@@ -32,16 +33,16 @@ var errKick = errors.New("ready line seen")
 
 // Gate waits until the server's /health answers 200.
 type Gate struct {
-	URL            string        // the /health URL
-	PollInterval   time.Duration // between probes while loading
-	RequestTimeout time.Duration // per probe
-	StartTimeout   time.Duration // budget for the whole load; 0: none
-	StallTimeout   time.Duration // budget without output; 0: none
-	ProgressEvery  time.Duration // status line spacing; 0: 30 s
-	Tracker        *Tracker      // the server's output
-	Notifier       *Notifier     // systemd; nil: none
-	Logger         *slog.Logger  // status lines; nil: none
-	Estimate       Estimate      // from earlier loads, for the ETA
+	URL            string            // the /health URL
+	PollInterval   time.Duration     // between probes while loading
+	RequestTimeout time.Duration     // per probe
+	StartTimeout   time.Duration     // budget for the whole load; 0: none
+	StallTimeout   time.Duration     // budget without output; 0: none
+	ProgressEvery  time.Duration     // status line spacing; 0: 30 s
+	Tracker        *Tracker          // the server's output
+	Notifier       *systemd.Notifier // nil: none
+	Logger         *slog.Logger      // status lines; nil: none
+	Estimate       Estimate          // from earlier loads, for the ETA
 
 	mu        sync.Mutex
 	lastProbe string

@@ -23,19 +23,6 @@ type History struct {
 	Dir string
 }
 
-// Load is one successful load.
-type Load struct {
-	At      time.Time      `json:"at"`
-	Seconds float64        `json:"load_seconds"`
-	Phases  []PhaseSeconds `json:"phases,omitempty"`
-}
-
-// PhaseSeconds is a Phase as stored: the time since start in seconds.
-type PhaseSeconds struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"at_seconds"`
-}
-
 type historyFile struct {
 	Fingerprint string `json:"fingerprint"`
 	Loads       []Load `json:"loads"`
@@ -76,9 +63,14 @@ func (h History) Estimate(fingerprint string) (Estimate, error) {
 	if len(f.Loads) == 0 {
 		return Estimate{}, err
 	}
-	secs := make([]float64, len(f.Loads))
-	for i, l := range f.Loads {
-		secs[i] = l.Seconds
+	var secs []float64
+	for _, l := range f.Loads {
+		if l.Seconds > 0 { // entries of an older format have none
+			secs = append(secs, l.Seconds)
+		}
+	}
+	if len(secs) == 0 {
+		return Estimate{}, err
 	}
 	slices.Sort(secs)
 	mid := secs[len(secs)/2]
@@ -89,15 +81,12 @@ func (h History) Estimate(fingerprint string) (Estimate, error) {
 }
 
 // Record remembers one successful load, keeping the latest keepLoads.
-func (h History) Record(fingerprint string, at time.Time, load time.Duration, phases []Phase) error {
+func (h History) Record(fingerprint string, l Load) error {
 	if h.Dir == "" || fingerprint == "" {
 		return nil
 	}
 	f, _ := h.read(fingerprint) // a damaged file is replaced
-	l := Load{At: at.UTC(), Seconds: load.Seconds()}
-	for _, p := range phases {
-		l.Phases = append(l.Phases, PhaseSeconds{Name: p.Name, Seconds: p.At.Seconds()})
-	}
+	l.StartedAt, l.ReadyAt = l.StartedAt.UTC(), l.ReadyAt.UTC()
 	f.Loads = append(f.Loads, l)
 	if len(f.Loads) > keepLoads {
 		f.Loads = f.Loads[len(f.Loads)-keepLoads:]

@@ -14,7 +14,7 @@ func TestHistoryEstimate(t *testing.T) {
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, s := range []int{100, 300, 200, 400} {
-		if err := h.Record("abc", at.Add(time.Duration(i)*time.Hour), time.Duration(s)*time.Second, []Phase{{PhaseWeightsLoaded, time.Second}}); err != nil {
+		if err := h.Record("abc", testLoad(at.Add(time.Duration(i)*time.Hour), time.Duration(s)*time.Second, []Phase{{PhaseWeightsLoaded, time.Second}})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -39,7 +39,7 @@ func TestHistoryEstimate(t *testing.T) {
 func TestHistoryKeepsLatest(t *testing.T) {
 	h := History{Dir: t.TempDir()}
 	for i := 1; i <= keepLoads+5; i++ {
-		if err := h.Record("fp", time.Now(), time.Duration(i)*time.Second, nil); err != nil {
+		if err := h.Record("fp", testLoad(time.Now(), time.Duration(i)*time.Second, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestHistoryDamagedFile(t *testing.T) {
 	if e, err := h.Estimate("fp"); err == nil || e.Loads != 0 {
 		t.Errorf("damaged file: got %+v, %v; want no estimate and an error", e, err)
 	}
-	if err := h.Record("fp", time.Now(), time.Second, nil); err != nil {
+	if err := h.Record("fp", testLoad(time.Now(), time.Second, nil)); err != nil {
 		t.Fatalf("record over a damaged file: %v", err)
 	}
 	if e, err := h.Estimate("fp"); err != nil || e.Loads != 1 {
@@ -74,10 +74,15 @@ func TestHistoryDamagedFile(t *testing.T) {
 
 func TestHistoryWithoutDir(t *testing.T) {
 	var h History
-	if err := h.Record("fp", time.Now(), time.Second, nil); err != nil {
+	if err := h.Record("fp", testLoad(time.Now(), time.Second, nil)); err != nil {
 		t.Errorf("record without a dir: %v", err)
 	}
 	if e, err := h.Estimate("fp"); err != nil || e.Loads != 0 {
 		t.Errorf("estimate without a dir: got %+v, %v", e, err)
 	}
+}
+
+// testLoad is a load that ended at readyAt after d.
+func testLoad(readyAt time.Time, d time.Duration, phases []Phase) Load {
+	return Load{StartedAt: readyAt.Add(-d), ReadyAt: readyAt, Seconds: d.Seconds(), Phases: phases}
 }

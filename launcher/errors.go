@@ -6,25 +6,22 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/sglaunch/sglaunch/health"
 )
 
-// Sentinels for how a session ends badly; check them with errors.Is on
-// the error Launch, Supervise or Err return.
+// Sentinels for how a process ends badly; check them with errors.Is on
+// the error Err or Wait return. A supervisor that stops the server for a
+// reason of its own (a start timeout, liveness) passes its own sentinel
+// to RequestStop; Error wraps it.
 var (
 	// ErrStart: the server could not be started at all.
 	ErrStart = errors.New("cannot start server")
 	// ErrExited: the server ended by itself (a crash during the load, or
 	// any exit after it).
 	ErrExited = errors.New("server exited")
-	// ErrStartTimeout: not ready within health.start_timeout.
-	ErrStartTimeout = health.ErrStartTimeout
-	// ErrStalled: no output for health.stall_timeout during the load.
-	ErrStalled = health.ErrStalled
-	// ErrUnhealthy: health.failure_threshold liveness probes failed in a
-	// row and health.on_unhealthy is exit.
-	ErrUnhealthy = errors.New("server unhealthy")
+	// ErrUnsupported: this system cannot run a server (Linux only).
+	ErrUnsupported = errors.New("running a server needs Linux")
+	// ErrKilled: Stop had to SIGKILL a server that did not stop by itself.
+	ErrKilled = errors.New("server killed")
 	// ErrInterrupted: stopped on request (a signal to sglaunch, a
 	// cancelled context, Stop).
 	ErrInterrupted = errors.New("stopped on request")
@@ -57,9 +54,9 @@ func (e *Error) Error() string {
 	case errors.Is(e.Reason, ErrExited):
 		fmt.Fprintf(&b, "server %s", e.end)
 		if e.DuringLoad {
-			fmt.Fprintf(&b, " during the load, %s after start", health.Secs(e.After))
+			fmt.Fprintf(&b, " during the load, %s after start", secs(e.After))
 		} else {
-			fmt.Fprintf(&b, " %s after start", health.Secs(e.After))
+			fmt.Fprintf(&b, " %s after start", secs(e.After))
 		}
 	default:
 		b.WriteString(e.Reason.Error())

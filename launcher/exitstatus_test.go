@@ -105,3 +105,11 @@ func TestErrorMessage(t *testing.T) {
 		t.Error("sentinel with a newline")
 	}
 }
+
+// A supervisor's own reasons for stopping a server (supervise defines
+// the real ones): ExitCode maps every such reason to 1.
+var (
+	ErrStartTimeout = errors.New("start timeout")
+	ErrStalled      = errors.New("no output for the stall timeout")
+	ErrUnhealthy    = errors.New("server unhealthy")
+)

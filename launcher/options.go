@@ -4,13 +4,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"time"
-
-	"github.com/sglaunch/sglaunch/health"
 )
 
-// RunOptions says how Launch runs the plan's server.
-type RunOptions struct {
+// Options says how Start runs the plan's server.
+type Options struct {
 	// Stdout and Stderr receive the server's output (default os.Stdout
 	// and os.Stderr). Under a terminal both streams go to Stdout.
 	Stdout, Stderr io.Writer
@@ -21,9 +18,9 @@ type RunOptions struct {
 	// Signals are the signals sglaunch receives (the caller registers them
 	// with signal.Notify; a buffered channel). SIGTERM, SIGINT, SIGHUP and
 	// SIGQUIT stop the server: they go to its process group, and after
-	// stop_timeout everything left is killed; a second SIGINT kills at
-	// once. SIGWINCH resizes the terminal. SIGURG is never forwarded;
-	// any other signal is forwarded to the group.
+	// the plan's stop_timeout everything left is killed; a second SIGINT
+	// kills at once. SIGWINCH resizes the terminal. SIGURG is never
+	// forwarded; any other signal is forwarded to the group.
 	Signals <-chan os.Signal
 	// Terminal runs the server under a pseudo-terminal, for progress
 	// bars and colours, when sglaunch itself runs in one.
@@ -31,24 +28,12 @@ type RunOptions struct {
 	// TTY is the terminal whose size the pseudo-terminal follows
 	// (default os.Stdin).
 	TTY *os.File
-	// StateDir is sglaunch's state directory; earlier load times of the
-	// same plan are remembered there for the ETA. Empty: no memory.
-	StateDir string
-	// ProgressEvery spaces the status lines during the load (default 30s).
-	ProgressEvery time.Duration
-	// OnStarted is called once the server's process runs.
-	OnStarted func(pid int)
-	// OnReady is called once the server is ready, before Launch returns.
-	OnReady func(ReadyInfo)
-}
-
-// ReadyInfo describes a load that succeeded.
-type ReadyInfo struct {
-	StartedAt time.Time
-	ReadyAt   time.Time // when /health first answered 200
-	LoadTime  time.Duration
-	// Phases are the start-up steps seen in the server's output, with the
-	// time since start.
-	Phases    []health.Phase
-	ServerPID int
+	// Observe sees every block of the server's output, after masking
+	// (the load tracker reads the phases from it). Called from the relay
+	// goroutines; it must not block.
+	Observe func([]byte)
+	// OnStopping is told why the server is being stopped, at the first
+	// stop request and when it ends by itself (systemd's STOPPING=1). It
+	// may be called more than once.
+	OnStopping func(why string)
 }

@@ -176,15 +176,3 @@ func inheritSize(tty, master *os.File) error {
 	}
 	return err
 }
-
-// IsTerminal reports whether f is a terminal.
-func IsTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	var err error
-	if cerr := withFd(f, func(fd int) { _, err = unix.IoctlGetTermios(fd, unix.TCGETS) }); cerr != nil {
-		return false
-	}
-	return err == nil
-}

@@ -21,13 +21,6 @@ var becomeSubreaper = sync.OnceValue(func() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 })
 
-// live registers the servers of the sessions running in this process, so
-// that one session's sweep never takes another session's tree.
-var live = struct {
-	sync.Mutex
-	servers map[int]bool
-}{servers: map[int]bool{}}
-
 // tree finds what belongs to one server: its descendants, and the orphans
 // sglaunch adopted from them as subreaper. sglaunch may have children of
 // its own (a bench client, a preflight probe): those are never taken.

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -62,19 +60,6 @@ func (l *lockedFile) write(b []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.f.Write(b)
-}
-
-// pipe returns a pipe for one of the server's streams, sized up for
-// throughput (best effort: the limit is fs.pipe-max-size).
-func pipe() (r, w *os.File, err error) {
-	r, w, err = os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	// Through SyscallConn: File.Fd would put the read end in blocking
-	// mode, and read deadlines (the partial-line flush) would stop working.
-	withFd(r, func(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, relayBuffer) })
-	return r, w, nil
 }
 
 // emit passes one block of output on: to dst, the log file, the tail and

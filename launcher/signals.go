@@ -10,7 +10,7 @@ import (
 // itself goes to its process group); a second SIGINT kills at once;
 // SIGWINCH resizes the terminal; SIGURG (the Go runtime's preemption
 // signal) and SIGCHLD are sglaunch's own; anything else is forwarded.
-func (s *Session) signalLoop(sigs <-chan os.Signal) {
+func (s *Process) signalLoop(sigs <-chan os.Signal) {
 	interrupts := 0
 	for {
 		var sig os.Signal
@@ -36,9 +36,9 @@ func (s *Session) signalLoop(sigs <-chan os.Signal) {
 				s.kill()
 				continue
 			}
-			s.requestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
+			s.RequestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
 		case syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
-			s.requestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
+			s.RequestStop(newReason(ErrInterrupted, "stopped on "+signalName(ss)), ss)
 		default:
 			_ = s.proc.signalGroup(ss)
 		}

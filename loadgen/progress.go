@@ -3,23 +3,15 @@ package loadgen
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/sglaunch/sglaunch/internal/tty"
 )
 
 // IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func IsTerminal(w io.Writer) bool { return tty.Is(w) }
 
 // Progress shows levels as they run: a bar redrawn in place on a
 // terminal, a plain line every Interval otherwise, and one summary line

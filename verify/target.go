@@ -147,7 +147,7 @@ func fromState(states []*runstate.State, profile, dir string) (*Located, error) 
 // CheckReady fails with ErrLoading while the server is still loading:
 // connections refused or /health answering 503.
 func CheckReady(ctx context.Context, l *Located) error {
-	if l.State != nil && l.State.ReadyAt == nil {
+	if l.State != nil && l.State.ReadyAt.IsZero() {
 		return fmt.Errorf("server pid %d (profile %s) started %s and is %w; verify once it is ready", l.ServerPID, l.State.Profile, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
 	}
 	if l.URL == "" {

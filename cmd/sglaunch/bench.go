@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,12 +17,16 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
+	"github.com/sglaunch/sglaunch/supervise"
+	"github.com/sglaunch/sglaunch/verify"
 )
 
 func benchCommand(e *env) *cli.Command {
@@ -127,7 +133,7 @@ func (e *env) bench(c *cli.Context) error {
 	if c.IsSet("log-format") {
 		format, flag = c.String("log-format"), "--log-format"
 	}
-	log, err := launcher.NewLogger(e.stderr, format)
+	log, err := logging.New(e.stderr, format)
 	if err != nil {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
@@ -138,45 +144,97 @@ func (e *env) bench(c *cli.Context) error {
 		}
 	}
 
-	// The first stop signal ends the run (and the server with it); a
-	// second one cuts the server's grace period short. Only a signal
-	// stops a run: a closed stdout must not take the server down.
+	// Only a signal stops a run: a closed stdout must not take the server down.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
-	runCtx, cancelRun := context.WithCancelCause(context.WithoutCancel(c.Context))
-	defer cancelRun(nil)
-	stopCtx, cancelStop := context.WithCancel(context.Background())
-	defer cancelStop()
-	var interrupted atomic.Int32
-	go func() {
-		n := 0
-		for sig := range sigs {
-			if n++; n == 1 {
-				if ss, ok := sig.(syscall.Signal); ok {
-					interrupted.Store(int32(ss))
-				}
-				cancelRun(fmt.Errorf("interrupted by %v", sig))
-			} else {
-				cancelStop()
-			}
-		}
-	}()
+	ctx := context.WithoutCancel(c.Context)
 
 	rec := bench.NewRecord(time.Now())
 	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
-	rec.Host = bench.HostFacts(runCtx, e.lookPath)
-	r := &benchRun{e: e, b: b, rec: rec, log: log, runCtx: runCtx, cancelRun: cancelRun, stopCtx: stopCtx,
-		keep: c.Bool("keep-running"), serverOutput: c.Bool("server-output"), asJSON: c.Bool("json")}
-	runErr := r.run()
-	if err := r.report(); err != nil {
-		return err
+	rec.Host = bench.HostFacts(ctx, e.lookPath)
+	python := b.settings.Python
+	if python == "" {
+		python = "python3"
 	}
+	spec := bench.RunSpec{
+		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
+		Progress: e.stderr, Log: log,
+		Launch: e.benchLauncher(b, log),
+		Locate: e.locator(b.settings),
+		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
+	}
+	_, runErr := bench.Run(ctx, spec, sigs)
+	var intr *bench.Interrupted
 	switch {
-	case runErr != nil && interrupted.Load() != 0:
-		return &statusError{code: 128 + int(interrupted.Load()), msg: "benchmark interrupted; the record keeps what completed"}
+	case errors.As(runErr, &intr):
+		return &statusError{code: 128 + int(intr.Signal), msg: intr.Error()}
 	case runErr != nil:
 		return &statusError{code: 1, msg: runErr.Error()}
+	}
+	return nil
+}
+
+// benchLauncher launches the plan's server as serve does, with its
+// runtime state, for bench.Run.
+func (e *env) benchLauncher(b *benchSetup, log *slog.Logger) bench.LaunchFunc {
+	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
+		rs := e.launchState(p, b.settings, log)
+		opts := supervise.Options{
+			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
+			StateDir: statedir.State(b.settings.StateDir, e.getenv),
+		}
+		rs.hooks(&opts)
+		sess, err := supervise.Launch(ctx, p, opts)
+		if err != nil {
+			rs.remove()
+			return nil, err
+		}
+		go func() {
+			<-sess.Done()
+			rs.remove()
+		}()
+		return sess, nil
+	}
+}
+
+// locator finds the server behind --url on this host, as verify does:
+// its process, and the plan of the sglaunch launch that runs it, from the
+// launch's runtime state.
+func (e *env) locator(s plan.Config) func(ctx context.Context, url string) *bench.Located {
+	return func(ctx context.Context, url string) *bench.Located {
+		loc, err := verify.Locate(ctx, verify.Target{URL: url, RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)})
+		if err != nil || loc.ServerPID == 0 {
+			return nil
+		}
+		out := &bench.Located{Observed: bench.Observed{ServerPID: loc.ServerPID, How: loc.How}}
+		if argv, err := proc.Cmdline(loc.ServerPID); err == nil {
+			out.Argv = redact.Argv(argv)
+		}
+		if st := loc.State; st != nil && !st.Stale {
+			view := st.Plan
+			out.Plan, out.Profile = &view, st.Profile
+			out.PlanNote = fmt.Sprintf("from the runtime state of the sglaunch launch (pid %d) that runs the server; `sglaunch verify --url %s` proves the server runs it", st.SglaunchPID, url)
+		}
+		return out
+	}
+}
+
+// reportRun prints the results and where the record is.
+func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.Logger) error {
+	if asJSON {
+		if _, err := e.stdout.Write(rec.JSON()); err != nil {
+			return err
+		}
+	} else if len(rec.Results) > 0 {
+		if err := bench.WriteResults(e.stdout, rec); err != nil {
+			return err
+		}
+	}
+	if path != "" {
+		log.Info(fmt.Sprintf("record %s (%s) saved to %s", rec.ID, rec.Status, path))
 	}
 	return nil
 }

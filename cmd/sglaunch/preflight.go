@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/preflight"
 )
@@ -61,7 +61,7 @@ func (e *env) runPreflight(c *cli.Context, plan *plan.Plan, log *slog.Logger) er
 		return err
 	}
 	rep := preflight.Run(c.Context, plan, e.preflightOptions(s, false))
-	if launcher.IsJSONLogger(log) {
+	if logging.IsJSON(log) {
 		rep.Log(log)
 	} else if err := rep.WriteCompact(e.stderr); err != nil {
 		return err

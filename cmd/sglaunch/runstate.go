@@ -5,10 +5,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/supervise"
 )
 
 // launchState keeps the runtime state file of a serve or bench launch
@@ -26,12 +27,12 @@ func (e *env) launchState(plan *plan.Plan, s plan.Config, log *slog.Logger) *lau
 	return &launchState{
 		dir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv), log: log,
 		state: &runstate.State{Profile: plan.Profile, Mode: plan.Mode, Fingerprint: plan.Fingerprint, SglaunchPID: os.Getpid(),
-			Port: plan.Port(), URL: plan.BaseURL(), StartedAt: time.Now(), Plan: plan.View()},
+			Port: plan.Port(), URL: plan.BaseURL(), Load: health.Load{StartedAt: time.Now()}, Plan: plan.View()},
 	}
 }
 
 // hooks wires the state file to a launch.
-func (l *launchState) hooks(opts *launcher.RunOptions) {
+func (l *launchState) hooks(opts *supervise.Options) {
 	opts.OnStarted, opts.OnReady = l.started, l.ready
 }
 
@@ -40,9 +41,8 @@ func (l *launchState) started(pid int) {
 	l.write()
 }
 
-func (l *launchState) ready(info launcher.ReadyInfo) {
-	at := info.ReadyAt
-	l.state.StartedAt, l.state.ReadyAt = info.StartedAt, &at
+func (l *launchState) ready(load health.Load) {
+	l.state.Load = load
 	l.write()
 }
 

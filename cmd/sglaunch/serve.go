@@ -11,9 +11,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/supervise"
 )
 
 func serveCommand(e *env) *cli.Command {
@@ -44,7 +46,7 @@ func serveCommand(e *env) *cli.Command {
 			if c.IsSet("log-format") {
 				format, flag = c.String("log-format"), "--log-format"
 			}
-			log, err := launcher.NewLogger(e.stderr, format)
+			log, err := logging.New(e.stderr, format)
 			if err != nil {
 				return inputerr.Errorf("%s: %w", flag, err)
 			}
@@ -60,11 +62,8 @@ func serveCommand(e *env) *cli.Command {
 				return err
 			}
 			e.reportBenchmarked(c, plan, log)
-			opts := launcher.RunOptions{
-				Stdout:   e.stdout,
-				Stderr:   e.stderr,
-				Logger:   log,
-				LogFile:  logFile,
+			opts := supervise.Options{
+				Options:  launcher.Options{Stdout: e.stdout, Stderr: e.stderr, Logger: log, LogFile: logFile},
 				StateDir: statedir.State(s.StateDir, e.getenv),
 			}
 			state := e.launchState(plan, s, log)
@@ -77,7 +76,7 @@ func serveCommand(e *env) *cli.Command {
 
 // serve launches and supervises the server and maps how it ended to
 // sglaunch's exit status.
-func serve(ctx context.Context, e *env, plan *plan.Plan, opts launcher.RunOptions) error {
+func serve(ctx context.Context, e *env, p *plan.Plan, opts supervise.Options) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGWINCH)
 	defer signal.Stop(sigs)
@@ -88,7 +87,7 @@ func serve(ctx context.Context, e *env, plan *plan.Plan, opts launcher.RunOption
 	// Only a signal stops the server: a closed stdout (SIGPIPE cancels
 	// the CLI's context) must not take a GPU server down with it.
 	ctx = context.WithoutCancel(ctx)
-	sess, err := launcher.Launch(ctx, plan, opts)
+	sess, err := supervise.Launch(ctx, p, opts)
 	if err == nil {
 		err = sess.Supervise(ctx)
 		if err == nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/systemd"
 )
 
 func unitCommand(e *env) *cli.Command {
@@ -38,7 +38,7 @@ func unitCommand(e *env) *cli.Command {
 			if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = resolved
 			}
-			unit, err := launcher.Unit(plan, launcher.UnitOptions{
+			unit, err := systemd.Unit(plan, systemd.UnitOptions{
 				Exe:  exe,
 				Name: c.String("name"),
 				User: c.String("user"),

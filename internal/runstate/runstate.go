@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/plan"
@@ -17,18 +17,19 @@ import (
 
 // State is one running launch.
 type State struct {
-	Profile     string     `json:"profile"`
-	Mode        string     `json:"mode"`
-	Fingerprint string     `json:"fingerprint"`
-	SglaunchPID int        `json:"sglaunch_pid"`
-	ServerPID   int        `json:"server_pid"`
-	Port        int        `json:"port"`
-	URL         string     `json:"url"`
-	StartedAt   time.Time  `json:"started_at"`
-	ReadyAt     *time.Time `json:"ready_at,omitempty"`
-	Plan        plan.View  `json:"plan"`
-	Path        string     `json:"-"`
-	Stale       bool       `json:"-"`
+	Profile     string `json:"profile"`
+	Mode        string `json:"mode"`
+	Fingerprint string `json:"fingerprint"`
+	SglaunchPID int    `json:"sglaunch_pid"`
+	ServerPID   int    `json:"server_pid"`
+	Port        int    `json:"port"`
+	URL         string `json:"url"`
+	// Load is the load's timing: StartedAt is set at launch, the rest
+	// (ReadyAt non-zero) once the server is ready.
+	health.Load
+	Plan  plan.View `json:"plan"`
+	Path  string    `json:"-"`
+	Stale bool      `json:"-"`
 }
 
 // File is where the state of a profile's launch lives under dir.

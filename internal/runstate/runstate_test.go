@@ -4,11 +4,13 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/health"
 )
 
 func TestWriteListRemove(t *testing.T) {
 	dir := t.TempDir()
-	live := &State{Profile: "demo", SglaunchPID: os.Getpid(), ServerPID: 1, Port: 30000, StartedAt: time.Now()}
+	live := &State{Profile: "demo", SglaunchPID: os.Getpid(), ServerPID: 1, Port: 30000, Load: health.Load{StartedAt: time.Now()}}
 	dead := &State{Profile: "old", SglaunchPID: 1 << 30, ServerPID: 2}
 	for _, s := range []*State{live, dead} {
 		if err := Write(dir, s); err != nil {

@@ -1,4 +1,4 @@
-package launcher
+package supervise
 
 import (
 	"context"
@@ -9,7 +9,11 @@ import (
 
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/systemd"
 )
+
+// timeNow is the clock; tests may replace it.
+var timeNow = time.Now
 
 // Supervise watches the ready server until it ends or is stopped: it
 // probes /health every health.interval, acts on health.on_unhealthy after
@@ -17,36 +21,37 @@ import (
 // at half of WATCHDOG_USEC while the probes pass, and handles the signals
 // given to Launch. Cancelling ctx stops the server. It returns once no
 // process of the tree is left, with Err's result: nil when the server
-// exited with status 0 by itself, else an *Error carrying its exit status
-// (see ExitCode).
+// exited with status 0 by itself, else an *launcher.Error carrying its
+// exit status (see launcher.ExitCode).
 func (s *Session) Supervise(ctx context.Context) error {
 	release := context.AfterFunc(ctx, func() {
-		s.requestStop(newReason(ErrInterrupted, "stopped: "+context.Cause(ctx).Error()), syscall.SIGTERM)
+		s.RequestStop(&reason{ErrInterrupted, "stopped: " + context.Cause(ctx).Error()}, syscall.SIGTERM)
 	})
 	defer release()
 	lctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		select {
-		case <-s.stopping:
-		case <-s.finished:
+		case <-s.Stopping():
+		case <-s.Done():
 		}
 		cancel()
 	}()
 	var healthy atomic.Bool
 	healthy.Store(true)
 	go s.watchdog(lctx, &healthy)
-	if interval := s.plan.Health.Interval; interval > 0 {
+	h := s.plan.Health
+	if h.Interval > 0 {
 		l := &health.Liveness{
 			URL:       s.plan.BaseURL() + "/health",
-			Interval:  interval,
-			Timeout:   s.plan.Health.RequestTimeout,
-			Threshold: s.plan.Health.FailureThreshold,
+			Interval:  h.Interval,
+			Timeout:   h.RequestTimeout,
+			Threshold: h.FailureThreshold,
 		}
 		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
 	}
-	<-s.finished
-	return s.result()
+	<-s.Done()
+	return s.Err()
 }
 
 // onCheck acts on one liveness probe.
@@ -70,19 +75,19 @@ func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
 		return
 	}
 	s.log.Error(what)
-	s.requestStop(newReason(ErrUnhealthy, what), syscall.SIGTERM)
+	s.RequestStop(&reason{ErrUnhealthy, what}, syscall.SIGTERM)
 }
 
 // watchdog pings systemd's watchdog at half its interval, only while the
 // liveness probes pass and the server runs: a hung server stops the pings
 // and systemd's watchdog takes over.
 func (s *Session) watchdog(ctx context.Context, healthy *atomic.Bool) {
-	interval := health.WatchdogInterval()
+	interval := systemd.WatchdogInterval()
 	if interval <= 0 || !s.notify.Enabled() {
 		return
 	}
 	ping := func() {
-		if healthy.Load() && !s.proc.done() {
+		if healthy.Load() && s.Running() {
 			s.notify.Watchdog()
 		}
 	}

@@ -1,4 +1,4 @@
-package launcher
+package logging
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 
 func TestTextLogger(t *testing.T) {
 	var b bytes.Buffer
-	log, err := NewLogger(&b, LogText)
+	log, err := New(&b, Text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Info("healthy after 3.2s", "url", "http://127.0.0.1:30000")
 	log.Warn("probe failed", "took", 1500*time.Millisecond, "reason", "timed out")
-	log.With("pid", 7).WithGroup("g").Error("gone", "status", ExitStatus(137))
+	log.With("pid", 7).WithGroup("g").Error("gone", "status", exitStatus(137))
 	log.Debug("not shown")
 	want := "sglaunch: healthy after 3.2s url=http://127.0.0.1:30000\n" +
 		"sglaunch: warning: probe failed took=1.5s reason=\"timed out\"\n" +
@@ -28,7 +28,7 @@ func TestTextLogger(t *testing.T) {
 
 func TestJSONLogger(t *testing.T) {
 	var b bytes.Buffer
-	log, err := NewLogger(&b, LogJSON)
+	log, err := New(&b, JSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,12 @@ func TestJSONLogger(t *testing.T) {
 	if rec["msg"] != "healthy after 3.2s" || rec["logger"] != "sglaunch" || rec["level"] != slog.LevelInfo.String() {
 		t.Errorf("got %v", rec)
 	}
-	if _, err := NewLogger(&b, "yaml"); err == nil {
+	if _, err := New(&b, "yaml"); err == nil {
 		t.Error("format yaml: no error")
 	}
 }
+
+// exitStatus logs as a number through slog.LogValuer, as launcher.ExitStatus does.
+type exitStatus int
+
+func (s exitStatus) LogValue() slog.Value { return slog.IntValue(int(s)) }

@@ -1,4 +1,4 @@
-package launcher
+package logging
 
 import (
 	"context"
@@ -13,25 +13,25 @@ import (
 
 // Log formats for sglaunch's own lines.
 const (
-	LogText = "text"
-	LogJSON = "json"
+	Text = "text"
+	JSON = "json"
 )
 
-// NewLogger returns the logger for sglaunch's own lines, which go to w
+// New returns the logger for sglaunch's own lines, which go to w
 // (stderr): "sglaunch: message key=value" lines for format text (or ""),
 // one JSON object per line for format json.
-func NewLogger(w io.Writer, format string) (*slog.Logger, error) {
+func New(w io.Writer, format string) (*slog.Logger, error) {
 	switch format {
-	case "", LogText:
+	case "", Text:
 		return slog.New(&textHandler{w: w, mu: &sync.Mutex{}}), nil
-	case LogJSON:
+	case JSON:
 		return slog.New(slog.NewJSONHandler(w, nil)).With("logger", "sglaunch"), nil
 	}
 	return nil, fmt.Errorf("log format %q: want text or json", format)
 }
 
-// IsJSONLogger reports whether log writes sglaunch's JSON log format.
-func IsJSONLogger(log *slog.Logger) bool {
+// IsJSON reports whether log writes sglaunch's JSON log format.
+func IsJSON(log *slog.Logger) bool {
 	_, ok := log.Handler().(*slog.JSONHandler)
 	return ok
 }

@@ -1,4 +1,4 @@
-package launcher
+package supervise
 
 import (
 	"context"
@@ -16,8 +16,11 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/testkit"
+	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
@@ -76,13 +79,13 @@ func newFake(t *testing.T, env map[string]string, set map[string]string) *fake {
 	return &fake{plan: pl, stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}, logs: &testkit.SyncBuffer{}, dir: t.TempDir()}
 }
 
-func (f *fake) options(t *testing.T) RunOptions {
+func (f *fake) options(t *testing.T) Options {
 	t.Helper()
-	log, err := NewLogger(f.logs, LogText)
+	log, err := logging.New(f.logs, logging.Text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return RunOptions{Stdout: f.stdout, Stderr: f.stderr, Logger: log, StateDir: f.dir}
+	return Options{Options: launcher.Options{Stdout: f.stdout, Stderr: f.stderr, Logger: log}, StateDir: f.dir}
 }
 
 // noSurvivors fails the test if any process started by it is still alive.
@@ -105,7 +108,7 @@ func noSurvivors(t *testing.T, pids ...int) {
 	}
 }
 
-func launch(t *testing.T, f *fake, opts RunOptions) (*Session, error) {
+func launch(t *testing.T, f *fake, opts Options) (*Session, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
 	t.Cleanup(cancel)
@@ -139,19 +142,20 @@ func TestLaunchReadyThenStop(t *testing.T) {
 		"FAKE_WARMUP":     "0.3",
 		"FAKE_READY_LINE": "1",
 	}, nil)
-	var started, readyPid int
+	var started int
+	var readyAt time.Time
 	opts := f.options(t)
 	opts.OnStarted = func(pid int) { started = pid }
-	opts.OnReady = func(r ReadyInfo) { readyPid = r.ServerPID }
+	opts.OnReady = func(l health.Load) { readyAt = l.ReadyAt }
 	s, err := launch(t, f, opts)
 	if err != nil {
 		t.Fatalf("Launch: %v\nlogs:\n%s", err, f.logs)
 	}
 	info := s.Ready()
-	if started != s.ServerPID() || readyPid != s.ServerPID() {
-		t.Errorf("hooks: OnStarted %d, OnReady %d, server %d", started, readyPid, s.ServerPID())
+	if started != s.ServerPID() || !readyAt.Equal(info.ReadyAt) {
+		t.Errorf("hooks: OnStarted %d (server %d), OnReady at %v (ready at %v)", started, s.ServerPID(), readyAt, info.ReadyAt)
 	}
-	if info.LoadTime <= 0 || !info.ReadyAt.After(info.StartedAt) {
+	if info.Seconds <= 0 || !info.ReadyAt.After(info.StartedAt) {
 		t.Errorf("ready info %+v: want a positive load time", info)
 	}
 	var names []string
@@ -171,8 +175,8 @@ func TestLaunchReadyThenStop(t *testing.T) {
 	if !strings.Contains(f.stdout.String(), "got SIGTERM") {
 		t.Errorf("the server did not see SIGTERM; stdout:\n%s", f.stdout)
 	}
-	if ExitCode(s.Err()) != 0 {
-		t.Errorf("exit code after Stop: got %d, want the server's 0", ExitCode(s.Err()))
+	if launcher.ExitCode(s.Err()) != 0 {
+		t.Errorf("exit code after Stop: got %d, want the server's 0", launcher.ExitCode(s.Err()))
 	}
 	noSurvivors(t, s.ServerPID())
 
@@ -198,7 +202,7 @@ func TestCrashDuringLoad(t *testing.T) {
 	if took > promptly {
 		t.Errorf("crash noticed after %v; the gate must race the server's exit", took)
 	}
-	if got := ExitCode(err); got != 7 {
+	if got := launcher.ExitCode(err); got != 7 {
 		t.Errorf("exit code: got %d, want the server's 7", got)
 	}
 	msg := err.Error()
@@ -227,7 +231,7 @@ func TestStartBudgets(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
-			if got := ExitCode(err); got != 1 {
+			if got := launcher.ExitCode(err); got != 1 {
 				t.Errorf("exit code: got %d, want 1 (sglaunch gave up on the server)", got)
 			}
 			if !strings.Contains(err.Error(), "the server exited with status 0") {
@@ -251,11 +255,11 @@ func TestStopKillsIgnoringServerAndSetsidChild(t *testing.T) {
 		t.Fatalf("escaped child %d: stat %+v, %v; want it in its own session", escaped, st, err)
 	}
 	status, err := s.Stop(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, launcher.ErrKilled) {
+		t.Fatalf("Stop: got %v, want ErrKilled (the server ignored SIGTERM)", err)
 	}
 	if status != 128+9 {
-		t.Errorf("status: got %v, want %v (killed after stop_timeout)", status, ExitStatus(137))
+		t.Errorf("status: got %v, want %v (killed after stop_timeout)", status, launcher.ExitStatus(137))
 	}
 	if !strings.Contains(f.logs.String(), "killing it") {
 		t.Errorf("no stop_timeout warning in %q", f.logs)
@@ -286,7 +290,7 @@ func TestStopKillsSetpgidOrphan(t *testing.T) {
 		t.Fatalf("Launch: %v", err)
 	}
 	child := readPid(t, pidFile)
-	time.Sleep(3 * treeWatchEvery) // let a walk of the tree see it
+	time.Sleep(3 * launcher.TreeWatchEvery) // let a walk of the tree see it
 	// The server dies first (SIGKILL): the worker is re-parented to us.
 	_ = syscall.Kill(s.ServerPID(), syscall.SIGKILL)
 	<-s.Done()
@@ -312,7 +316,7 @@ func TestStopSparesOwnChildren(t *testing.T) {
 	if err := quick.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * treeWatchEvery) // a zombie for the tree walks to leave alone
+	time.Sleep(2 * launcher.TreeWatchEvery) // a zombie for the tree walks to leave alone
 	if _, err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +336,7 @@ func TestSignals(t *testing.T) {
 		name    string
 		ignore  string
 		send    []syscall.Signal
-		status  ExitStatus
+		status  launcher.ExitStatus
 		timeout string
 	}{
 		// The fake exits 0 on SIGTERM.
@@ -366,13 +370,13 @@ func TestSignals(t *testing.T) {
 			select {
 			case got = <-done:
 			case <-time.After(promptly):
-				s.kill()
+				_ = syscall.Kill(-s.ServerPID(), syscall.SIGKILL)
 				t.Fatalf("still running %v after the signals", promptly)
 			}
 			if !errors.Is(got, ErrInterrupted) {
 				t.Errorf("Supervise: got %v, want ErrInterrupted", got)
 			}
-			if code := ExitCode(got); code != int(tt.status) {
+			if code := launcher.ExitCode(got); code != int(tt.status) {
 				t.Errorf("exit code: got %d, want the server's %d\nstdout:%s\nstderr:%s", code, tt.status, f.stdout, f.stderr)
 			}
 			noSurvivors(t, s.ServerPID())
@@ -387,8 +391,8 @@ func TestSuperviseServerExitsByItself(t *testing.T) {
 		t.Fatalf("Launch: %v", err)
 	}
 	err = s.Supervise(context.Background())
-	if !errors.Is(err, ErrExited) || ExitCode(err) != 5 {
-		t.Fatalf("got %v (exit code %d), want ErrExited with 5", err, ExitCode(err))
+	if !errors.Is(err, ErrExited) || launcher.ExitCode(err) != 5 {
+		t.Fatalf("got %v (exit code %d), want ErrExited with 5", err, launcher.ExitCode(err))
 	}
 	if !strings.Contains(err.Error(), "fatal: simulated crash") {
 		t.Errorf("message %q lacks the output tail", err)
@@ -437,7 +441,7 @@ func TestUnhealthy(t *testing.T) {
 			if tt.wantErr != nil && !errors.Is(got, tt.wantErr) {
 				t.Errorf("got %v, want %v", got, tt.wantErr)
 			}
-			if code := ExitCode(got); code != tt.code {
+			if code := launcher.ExitCode(got); code != tt.code {
 				t.Errorf("exit code: got %d, want %d (%v)", code, tt.code, got)
 			}
 			if !strings.Contains(f.logs.String(), "liveness probe failed (3/3)") {
@@ -582,7 +586,7 @@ func TestStartFailure(t *testing.T) {
 	f := newFake(t, nil, nil)
 	f.plan.Argv[0] = filepath.Join(t.TempDir(), "no-such-python")
 	_, err := launch(t, f, f.options(t))
-	if !errors.Is(err, ErrStart) || ExitCode(err) != 1 {
-		t.Fatalf("got %v (exit code %d), want ErrStart and 1", err, ExitCode(err))
+	if !errors.Is(err, ErrStart) || launcher.ExitCode(err) != 1 {
+		t.Fatalf("got %v (exit code %d), want ErrStart and 1", err, launcher.ExitCode(err))
 	}
 }

@@ -1,0 +1,326 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
+)
+
+// Server is a server the bench life cycle launched: the supervise
+// session satisfies it.
+type Server interface {
+	Ready() health.Load
+	ServerPID() int
+	Done() <-chan struct{}
+	Err() error
+	Supervise(ctx context.Context) error
+	Stop(ctx context.Context) (launcher.ExitStatus, error)
+}
+
+// LaunchFunc starts the plan's server as serve does and returns once it is
+// ready; its output goes to out.
+type LaunchFunc func(ctx context.Context, p *plan.Plan, out io.Writer) (Server, error)
+
+// RunSpec is one benchmark run: what to measure, with what, and where the
+// record goes.
+type RunSpec struct {
+	// Plan is the plan to launch; nil measures the server at URL.
+	Plan *plan.Plan
+	// URL is the running server to measure when Plan is nil.
+	URL string
+	// URLKey is the bearer token for URL (OPENAI_API_KEY).
+	URLKey string
+	// Python and Environ run command workloads of a URL run.
+	Python  string
+	Environ []string
+	// Profile names where the workloads came from, for a URL run.
+	Profile   string
+	Workloads []Workload
+	Store     *Store
+	// Launch starts the plan's server (required with Plan).
+	Launch LaunchFunc
+	// Locate finds, for a URL run, the server on this host and the plan
+	// sglaunch runs it with (verify.Locate); nil: not looked for.
+	Locate func(ctx context.Context, url string) *Located
+	// Record is the record to fill (NewRecord, with argv, versions and
+	// host facts set by the caller).
+	Record *Record
+	// KeepRunning leaves the launched server running, supervised, after
+	// the results are out, until a signal stops it.
+	KeepRunning bool
+	// ServerOutput also shows the server's output on Progress.
+	ServerOutput bool
+	// Progress receives the generator's progress and command output.
+	Progress io.Writer
+	// Report prints the results once they are final (or, with
+	// KeepRunning, before the server is left running).
+	Report func(rec *Record, path string) error
+	Log    *slog.Logger
+}
+
+// Located is what a URL run learns about the server on this host.
+type Located struct {
+	Observed
+	// Plan is the plan of the sglaunch launch that runs the server (nil
+	// when none does), Profile its profile, PlanNote where it came from.
+	Plan     *plan.View
+	Profile  string
+	PlanNote string
+}
+
+// Interrupted is the error Run returns when a signal cut the run short;
+// Signal is the first signal.
+type Interrupted struct{ Signal syscall.Signal }
+
+func (e *Interrupted) Error() string {
+	return "benchmark interrupted by " + e.Signal.String() + "; the record keeps what completed"
+}
+
+// Run runs one benchmark from start to end: it launches the plan's server
+// (or reaches the one at URL), runs the workloads, stops the server and
+// saves the record, which it returns together with why the run failed.
+// The first signal on sigs ends the run and the server with it; a second
+// one cuts the server's grace period short. Only a signal (or ctx) stops
+// a run.
+func Run(ctx context.Context, spec RunSpec, sigs <-chan os.Signal) (*Record, error) {
+	runCtx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	stopCtx, cancelStop := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelStop()
+	var mu sync.Mutex
+	var first syscall.Signal
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stopCtx.Done():
+				return
+			case sig := <-sigs:
+				if n++; n > 1 {
+					cancelStop()
+					continue
+				}
+				if ss, ok := sig.(syscall.Signal); ok {
+					mu.Lock()
+					first = ss
+					mu.Unlock()
+				}
+				cancelRun(fmt.Errorf("interrupted by %v", sig))
+			}
+		}
+	}()
+	r := &run{spec: spec, rec: spec.Record, runCtx: runCtx, cancelRun: cancelRun, stopCtx: stopCtx}
+	var err error
+	if spec.Plan == nil {
+		err = r.runURL()
+	} else {
+		err = r.runLaunched()
+	}
+	if rerr := r.report(); rerr != nil && err == nil {
+		err = rerr
+	}
+	mu.Lock()
+	sig := first
+	mu.Unlock()
+	if err != nil && sig != 0 {
+		return r.rec, &Interrupted{Signal: sig}
+	}
+	return r.rec, err
+}
+
+// run is one benchmark run in progress.
+type run struct {
+	spec      RunSpec
+	rec       *Record
+	runCtx    context.Context
+	cancelRun context.CancelCauseFunc
+	stopCtx   context.Context
+	saved     string
+	reported  bool
+}
+
+// runURL measures a server sglaunch did not start.
+func (r *run) runURL() error {
+	rec, s := r.rec, r.spec
+	rec.URL = s.URL
+	rec.PlanNote = "unknown: benchmarked an already running server (--url)"
+	if s.Locate != nil {
+		if l := s.Locate(r.runCtx, s.URL); l != nil {
+			rec.Observed = &l.Observed
+			if l.Plan != nil {
+				rec.Plan, rec.Profile, rec.Fingerprint = l.Plan, l.Profile, l.Plan.Fingerprint
+				rec.PlanNote = l.PlanNote
+			}
+		}
+	}
+	if s.Profile != "" && rec.Plan == nil {
+		rec.PlanNote += "; workloads from profile " + s.Profile
+	}
+	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ})
+	err := runner.Check(r.runCtx)
+	if err == nil {
+		rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
+		err = runner.Run(r.runCtx, rec, s.Workloads)
+	}
+	return r.finish(r.withCause(err))
+}
+
+// runLaunched launches the plan's server as serve does, measures it and
+// stops it.
+func (r *run) runLaunched() error {
+	p, rec := r.spec.Plan, r.rec
+	view := p.View()
+	rec.Plan, rec.Profile, rec.Fingerprint, rec.URL, rec.Launched = &view, p.Profile, p.Fingerprint, p.BaseURL(), true
+	if v, err := SGLangVersion(r.runCtx, p.Python, p.Environ); err != nil {
+		rec.SGLangFrom = "unknown: " + err.Error()
+	} else if v == "" {
+		rec.SGLangFrom = "not installed for " + p.Python
+	} else {
+		rec.SGLang, rec.SGLangFrom = v, "importlib.metadata via "+p.Python
+	}
+
+	// The server's output goes to a log beside the record, so that the
+	// progress and the results stay readable.
+	store := r.spec.Store
+	logPath := store.LogPath(rec)
+	rec.Server = &ServerStart{Log: logPath}
+	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
+		return r.finish(fmt.Errorf("records directory: %w", err))
+	}
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return r.finish(fmt.Errorf("server log: %w", err))
+	}
+	defer logFile.Close()
+	out := &lockedWriter{w: logFile}
+	if r.spec.ServerOutput {
+		out.also = r.spec.Progress
+	}
+	srv, err := r.spec.Launch(r.runCtx, p, out)
+	if err != nil {
+		return r.finish(r.withCause(fmt.Errorf("launch: %w", err)))
+	}
+	s := rec.Server
+	s.PID, s.Load = srv.ServerPID(), srv.Ready()
+	s.StartedAt, s.ReadyAt = s.StartedAt.UTC(), s.ReadyAt.UTC()
+
+	// A server that ends during the run fails it at once.
+	runDone := make(chan struct{})
+	go func() {
+		select {
+		case <-srv.Done():
+			r.cancelRun(errors.New(serverEnded(srv)))
+		case <-runDone:
+		}
+	}()
+	runner := r.runner(Target{URL: p.BaseURL(), APIKey: p.APIKey(), Python: p.Python, Environ: p.Environ,
+		Profile: p.Profile, Fingerprint: p.Fingerprint})
+	runErr := r.withCause(runner.Run(r.runCtx, rec, r.spec.Workloads))
+	close(runDone)
+	if runErr != nil && context.Cause(r.runCtx) == nil {
+		// Failed requests often come a moment before the server's exit
+		// is seen: say so when that is why.
+		select {
+		case <-srv.Done():
+			runErr = fmt.Errorf("%w; %s", runErr, serverEnded(srv))
+		case <-time.After(serverEndGrace):
+		}
+	}
+
+	if r.spec.KeepRunning && r.runCtx.Err() == nil {
+		// Results first: the server may run for hours yet.
+		r.finish(runErr)
+		if err := r.report(); err != nil {
+			return err
+		}
+		r.spec.Log.Info(fmt.Sprintf("server kept running at %s (pid %d); Ctrl-C or SIGTERM stops it", p.BaseURL(), srv.ServerPID()))
+		supervised := make(chan error, 1)
+		go func() { supervised <- srv.Supervise(r.runCtx) }()
+		select {
+		case <-supervised:
+		case <-r.runCtx.Done():
+		}
+	}
+	status, _ := srv.Stop(r.stopCtx)
+	s.Stop = "stopped by sglaunch: " + status.String()
+	return r.finish(runErr)
+}
+
+// serverEnded says how the server ended, once it is done.
+func serverEnded(srv Server) string {
+	if err := srv.Err(); err != nil {
+		line, _, _ := strings.Cut(err.Error(), "\n")
+		return "the server ended mid-run: " + line
+	}
+	return "the server ended mid-run with exit status 0"
+}
+
+// serverEndGrace is how long a failed run waits to see whether the
+// server has ended, to say so.
+const serverEndGrace = 2 * time.Second
+
+// withCause adds why the run was cut short (a signal, the server's end)
+// to an error that does not say it yet.
+func (r *run) withCause(err error) error {
+	cause := context.Cause(r.runCtx)
+	if err == nil || cause == nil || strings.Contains(err.Error(), cause.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", err, cause)
+}
+
+func (r *run) runner(t Target) *Runner {
+	return &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress}
+}
+
+// finish closes and saves the record; saving again later replaces it.
+func (r *run) finish(runErr error) error {
+	r.rec.Finish(timeNow(), runErr)
+	path, err := r.spec.Store.Save(r.rec)
+	if err != nil {
+		r.spec.Log.Error(err.Error())
+		if runErr == nil {
+			return err
+		}
+		return runErr
+	}
+	r.saved = path
+	return runErr
+}
+
+// report hands the results to the caller's printer, once.
+func (r *run) report() error {
+	if r.reported || r.spec.Report == nil {
+		return nil
+	}
+	r.reported = true
+	return r.spec.Report(r.rec, r.saved)
+}
+
+// lockedWriter serialises the server's two output streams into one log,
+// and copies them to also when set.
+type lockedWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	also io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.also != nil {
+		_, _ = l.also.Write(p)
+	}
+	return l.w.Write(p)
+}

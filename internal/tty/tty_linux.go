@@ -1,0 +1,5 @@
+package tty
+
+import "golang.org/x/sys/unix"
+
+const getTermios = unix.TCGETS

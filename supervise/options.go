@@ -1,0 +1,22 @@
+package supervise
+
+import (
+	"time"
+
+	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/launcher"
+)
+
+// Options says how Launch runs and watches the plan's server.
+type Options struct {
+	launcher.Options
+	// StateDir is sglaunch's state directory; earlier load times of the
+	// same plan are remembered there for the ETA. Empty: no memory.
+	StateDir string
+	// ProgressEvery spaces the status lines during the load (default 30s).
+	ProgressEvery time.Duration
+	// OnStarted is called once the server's process runs.
+	OnStarted func(pid int)
+	// OnReady is called once the server is ready, before Launch returns.
+	OnReady func(health.Load)
+}

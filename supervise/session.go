@@ -1,0 +1,177 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/systemd"
+)
+
+// Session is one supervised run of a plan's server: the process, its
+// readiness gate, READY=1, then liveness and the watchdog.
+type Session struct {
+	*launcher.Process
+	plan    *plan.Plan
+	opts    Options
+	log     *slog.Logger
+	notify  *systemd.Notifier
+	tracker *health.Tracker
+	ready   health.Load
+}
+
+// Launch starts the plan's server exactly as planned and returns once its
+// /health answers 200. While it waits, Launch sends systemd STATUS and
+// EXTEND_TIMEOUT_USEC, and READY=1 once the gate has passed.
+//
+// On failure (the server exits during the load, start timeout, stall, a
+// stop signal, ctx ending) Launch stops the whole tree and returns a
+// *launcher.Error wrapping ErrExited, ErrStartTimeout, ErrStalled or
+// ErrInterrupted, with the server's exit status and the last 40 lines of
+// its output. Cancelling ctx at any time, also after Launch returned,
+// stops the server as a stop signal would.
+//
+// Launch prints nothing about the plan; the caller prints plan.Text().
+func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		opts.Logger = log
+	}
+	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log)}
+	lo := opts.Options
+	lo.Observe = func(b []byte) {
+		if s.tracker != nil {
+			s.tracker.Observe(b)
+		}
+		if opts.Observe != nil {
+			opts.Observe(b)
+		}
+	}
+	lo.OnStopping = func(why string) {
+		s.notify.Stopping(why)
+		if opts.OnStopping != nil {
+			opts.OnStopping(why)
+		}
+	}
+	// The tracker exists before the first byte of output can arrive.
+	s.tracker = health.NewTracker(timeNow())
+	proc, err := launcher.Start(ctx, p, lo)
+	if err != nil {
+		return nil, err
+	}
+	s.Process = proc
+	if opts.OnStarted != nil {
+		opts.OnStarted(proc.PID())
+	}
+	if err := s.waitReady(); err != nil {
+		return nil, err
+	}
+	if opts.OnReady != nil {
+		opts.OnReady(s.ready)
+	}
+	return s, nil
+}
+
+// waitReady runs the readiness gate. Every wait in it races the server's
+// exit and the stop requests: either ends the gate at once.
+func (s *Session) waitReady() error {
+	gctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-s.Exited():
+			cancel(ErrExited)
+		case <-s.Stopping():
+			cancel(ErrInterrupted)
+		case <-gctx.Done():
+		}
+	}()
+	history := health.History{Dir: s.opts.StateDir}
+	est, err := history.Estimate(s.plan.Fingerprint)
+	if err != nil {
+		s.log.Warn("ignoring the load history: " + err.Error())
+	}
+	h := s.plan.Health
+	gate := &health.Gate{
+		URL:            s.plan.BaseURL() + "/health",
+		PollInterval:   h.PollInterval,
+		RequestTimeout: h.RequestTimeout,
+		StartTimeout:   h.StartTimeout,
+		StallTimeout:   h.StallTimeout,
+		ProgressEvery:  s.opts.ProgressEvery,
+		Tracker:        s.tracker,
+		Notifier:       s.notify,
+		Logger:         s.log,
+		Estimate:       est,
+	}
+	at, err := gate.Wait(gctx)
+	if err == nil {
+		// Ready and gone at the same moment counts as gone.
+		select {
+		case <-s.Exited():
+			err = ErrExited
+		case <-s.Stopping():
+			err = ErrInterrupted
+		default:
+		}
+	}
+	if err != nil {
+		if errors.Is(err, ErrStartTimeout) || errors.Is(err, ErrStalled) {
+			s.RequestStop(err, syscall.SIGTERM)
+		}
+		<-s.Done()
+		return s.Err()
+	}
+
+	s.tracker.Finish()
+	s.ready = health.Load{StartedAt: s.StartedAt(), ReadyAt: at, Phases: s.tracker.Phases()}
+	s.ready.Seconds = s.ready.Duration().Seconds()
+	s.SetReady()
+	s.notify.Ready(s.readyStatus())
+	s.log.Info(fmt.Sprintf("healthy after %s%s", health.Secs(s.ready.Duration()), milestones(s.ready.Phases)),
+		"url", s.plan.BaseURL())
+	if err := history.Record(s.plan.Fingerprint, s.ready); err != nil {
+		s.log.Warn("cannot remember the load time: " + err.Error())
+	}
+	return nil
+}
+
+func (s *Session) readyStatus() string {
+	return fmt.Sprintf("ready: %s at %s (loaded in %s)", s.plan.Profile, s.plan.BaseURL(), health.Secs(s.ready.Duration()))
+}
+
+// milestones lists the phases that end a step, for the healthy line:
+// " (weights loaded 312.0s, CUDA graphs captured 540.2s, ...)".
+func milestones(phases []health.Phase) string {
+	var parts []string
+	for _, p := range phases {
+		switch p.Name {
+		case health.PhaseWeightsLoaded, health.PhaseGraphsCaptured, health.PhasePortBound, health.PhaseWarmupDone:
+			parts = append(parts, p.Name+" "+health.Secs(p.At))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// Ready describes the load; valid once Launch has returned the session.
+func (s *Session) Ready() health.Load { return s.ready }
+
+// ServerPID is the server's main process id.
+func (s *Session) ServerPID() int { return s.PID() }
+
+// Stop stops the server as a requested stop does: SIGTERM, the plan's
+// stop_timeout, then SIGKILL to everything left. See launcher.Process.Stop.
+func (s *Session) Stop(ctx context.Context) (launcher.ExitStatus, error) {
+	return s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+}
