@@ -40,6 +40,9 @@ type Options struct {
 	LookPath func(string) (string, error)
 	// Logger gets debug lines about the cache; nil discards them.
 	Logger *slog.Logger
+	// AllowSiteOverrides turns a site hook that changes a managed
+	// variable from FAIL into WARN.
+	AllowSiteOverrides bool
 }
 
 func (o *Options) dir() string {
@@ -83,9 +86,11 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 	var wg sync.WaitGroup
 	var py *pythonResult
 	var gpus gpuQuery
-	wg.Add(2)
+	var site Finding
+	wg.Add(3)
 	go func() { defer wg.Done(); py = inspectPython(ctx, plan, o) }()
 	go func() { defer wg.Done(); gpus = queryGPUs(ctx, o) }()
+	go func() { defer wg.Done(); site = SiteHooks(ctx, plan, o.AllowSiteOverrides, o.Dir) }()
 	nccl := checkNCCL(items, o)
 	torch := checkTorchEnv(items, o)
 	port := checkPort(plan)
@@ -102,6 +107,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkModels(plan, uses, items, o),
 		port,
 		checkGPUs(uses, items, gpus, py),
+		{site},
 	} {
 		all = append(all, part...)
 	}

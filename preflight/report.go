@@ -56,6 +56,7 @@ const (
 	CheckModel  = "model"
 	CheckPort   = "port"
 	CheckGPU    = "gpu"
+	CheckSite   = "site-hooks"
 )
 
 // Finding is one check's verdict on one subject.

@@ -17,6 +17,7 @@ type Options struct {
 	ProgressEvery time.Duration
 	// OnStarted is called once the server's process runs.
 	OnStarted func(pid int)
-	// OnReady is called once the server is ready, before Launch returns.
+	// OnReady is called once the server is ready, before READY=1 and the
+	// healthy line.
 	OnReady func(health.Load)
 }

@@ -74,9 +74,6 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	if err := s.waitReady(); err != nil {
 		return nil, err
 	}
-	if opts.OnReady != nil {
-		opts.OnReady(s.ready)
-	}
 	return s, nil
 }
 
@@ -135,6 +132,11 @@ func (s *Session) waitReady() error {
 	s.ready = health.Load{StartedAt: s.StartedAt(), ReadyAt: at, Phases: s.tracker.Phases()}
 	s.ready.Seconds = s.ready.Duration().Seconds()
 	s.SetReady()
+	// The runtime state says "ready" before anyone is told so: whoever
+	// READY=1 or the healthy line wakes can verify the server at once.
+	if s.opts.OnReady != nil {
+		s.opts.OnReady(s.ready)
+	}
 	s.notify.Ready(s.readyStatus())
 	s.log.Info(fmt.Sprintf("healthy after %s%s", health.Secs(s.ready.Duration()), milestones(s.ready.Phases)),
 		"url", s.plan.BaseURL())

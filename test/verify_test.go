@@ -386,3 +386,20 @@ func TestServeNamesNearestRecord(t *testing.T) {
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
 }
+
+// TestPreflightRefusesSiteOverride pins issue 12's "preflight is green
+// when serve is not": the site-hook check serve runs is a preflight
+// check, so preflight fails on the hook serve would refuse.
+func TestPreflightRefusesSiteOverride(t *testing.T) {
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	hooks, site := siteHook(t, e.Dir)
+	e.Profile("hooked", strings.Replace(kimiOnSim(t, port), "PYTHONPATH: ${SGLAUNCH_SIM_DIR}", "PYTHONPATH: ${SGLAUNCH_SIM_DIR}:"+hooks, 1))
+	stdout, stderr, code := e.Run("preflight", "--profile", "hooked")
+	if code != 1 {
+		t.Fatalf("preflight: exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	if !lineWith(stdout, "FAIL", "python start-up", "NCCL_ALGO=Tree (the plan says Ring) by "+site+":2") {
+		t.Errorf("preflight does not fail on the site hook:\n%s", stdout)
+	}
+}

@@ -60,7 +60,9 @@ func (e *env) runPreflight(c *cli.Context, plan *plan.Plan, log *slog.Logger) er
 	if err != nil {
 		return err
 	}
-	rep := preflight.Run(c.Context, plan, e.preflightOptions(s, false))
+	opts := e.preflightOptions(s, false)
+	opts.AllowSiteOverrides = c.Bool("allow-site-overrides")
+	rep := preflight.Run(c.Context, plan, opts)
 	if logging.IsJSON(log) {
 		rep.Log(log)
 	} else if err := rep.WriteCompact(e.stderr); err != nil {
