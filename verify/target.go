@@ -220,3 +220,6 @@ func isLocal(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
+
+// Argv reads the located server's command line.
+func (l *Located) Argv() ([]string, error) { return proc.Cmdline(l.ServerPID) }

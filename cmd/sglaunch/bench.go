@@ -18,7 +18,6 @@ import (
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
-	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
@@ -129,6 +128,11 @@ func (e *env) bench(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if b.plan != nil {
+		if err := needsLinux("sglaunch bench (without --url)"); err != nil {
+			return err
+		}
+	}
 	format, flag := b.settings.LogFormat, "SGLAUNCH_LOG_FORMAT"
 	if c.IsSet("log-format") {
 		format, flag = c.String("log-format"), "--log-format"
@@ -210,7 +214,7 @@ func (e *env) locator(s plan.Config) func(ctx context.Context, url string) *benc
 			return nil
 		}
 		out := &bench.Located{Observed: bench.Observed{ServerPID: loc.ServerPID, How: loc.How}}
-		if argv, err := proc.Cmdline(loc.ServerPID); err == nil {
+		if argv, err := loc.Argv(); err == nil {
 			out.Argv = redact.Argv(argv)
 		}
 		if st := loc.State; st != nil && !st.Stale {

@@ -116,6 +116,9 @@ func (e *env) profileSide(c *cli.Context, ref string) (plan.Side, error) {
 }
 
 func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (plan.Side, error) {
+	if err := needsLinux("diff of a running deployment"); err != nil {
+		return plan.Side{}, err
+	}
 	s, err := e.settings(c)
 	if err != nil {
 		return plan.Side{}, err

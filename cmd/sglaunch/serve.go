@@ -58,6 +58,9 @@ func serveCommand(e *env) *cli.Command {
 			if c.Bool("dry-run") {
 				return nil
 			}
+			if err := needsLinux("sglaunch serve"); err != nil {
+				return err
+			}
 			if err := e.beforeLaunch(c, plan, log); err != nil {
 				return err
 			}

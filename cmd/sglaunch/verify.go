@@ -29,6 +29,9 @@ func verifyCommand(e *env) *cli.Command {
 			setFlag, unsetFlag, jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
+			if err := needsLinux("sglaunch verify"); err != nil {
+				return err
+			}
 			exp, err := e.expected(c)
 			if err != nil {
 				return err
