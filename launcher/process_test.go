@@ -5,13 +5,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -31,9 +30,9 @@ func shPlan(t *testing.T, script string) *plan.Plan {
 	return p
 }
 
-func start(t *testing.T, p *plan.Plan) (*Process, *lockedBuilder) {
+func start(t *testing.T, p *plan.Plan) (*Process, *testkit.SyncBuffer) {
 	t.Helper()
-	var out lockedBuilder
+	var out testkit.SyncBuffer
 	s, err := Start(context.Background(), p, Options{Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
@@ -86,16 +85,4 @@ func TestWaitReturnsOnContext(t *testing.T) {
 	if !s.Running() {
 		t.Error("the process stopped when Wait gave up")
 	}
-}
-
-// lockedBuilder collects output from the relay goroutines.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
 }

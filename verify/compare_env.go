@@ -93,18 +93,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 		}
 	}
 	// Managed variables nobody expected.
-	extra := map[string]bool{}
-	for _, p := range procs {
-		for k := range p.Env {
-			extra[k] = true
-		}
-		for _, c := range p.NCCLConf {
-			extra[c.Name] = true
-		}
-	}
-	for _, c := range o.Site {
-		extra[c.Name] = true
-	}
+	extra := envNames(o, procs...)
 	managed := exp.Managed
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		if _, ok := exp.Env[name]; ok || !plan.MatchManaged(managed, name) {
@@ -192,4 +181,22 @@ func (o *Observation) procsWithEnv() []Process {
 		}
 	}
 	return out
+}
+
+// envNames are the variable names seen anywhere in procs: in their
+// environments, their NCCL config files and the site hooks.
+func envNames(o *Observation, procs ...Process) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range procs {
+		for k := range p.Env {
+			names[k] = true
+		}
+		for _, c := range p.NCCLConf {
+			names[c.Name] = true
+		}
+	}
+	for _, c := range o.Site {
+		names[c.Name] = true
+	}
+	return names
 }

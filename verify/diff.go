@@ -31,17 +31,7 @@ func SideOfDeployment(o *Observation, label string, managed []string) plan.Side 
 		s.Python = srv.Argv[0]
 	}
 	s.Args = plan.FlagMap(plan.ArgvTail(srv.Argv), true)
-	names := map[string]bool{}
-	for k := range srv.Env {
-		names[k] = true
-	}
-	for _, c := range srv.NCCLConf {
-		names[c.Name] = true
-	}
-	for _, c := range o.Site {
-		names[c.Name] = true
-	}
-	for name := range names {
+	for name := range envNames(o, srv) {
 		if !plan.MatchManaged(managed, name) {
 			continue
 		}
