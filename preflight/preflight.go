@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/launcher"
 )
 
@@ -40,6 +41,10 @@ type Options struct {
 	LookPath func(string) (string, error)
 	// Logger gets debug lines about the cache; nil discards them.
 	Logger *slog.Logger
+	// Probes remembers the interpreter probe and the GPU query for the
+	// rest of the command, which asks them again (bench records the
+	// SGLang version and the GPUs); nil asks afresh.
+	Probes *hostprobe.Memo
 }
 
 func (o *Options) dir() string {
@@ -82,10 +87,10 @@ func Run(ctx context.Context, plan *launcher.Plan, opts Options) *Report {
 
 	var wg sync.WaitGroup
 	var py *pythonResult
-	var gpus gpuQuery
+	var gpus hostprobe.GPUQuery
 	wg.Add(2)
 	go func() { defer wg.Done(); py = inspectPython(ctx, plan, o) }()
-	go func() { defer wg.Done(); gpus = queryGPUs(ctx, o) }()
+	go func() { defer wg.Done(); gpus = o.Probes.GPUs(ctx, o.LookPath, o.GPUTimeout) }()
 	nccl := checkNCCL(items, o)
 	torch := checkTorchEnv(items, o)
 	port := checkPort(plan)
