@@ -164,7 +164,7 @@ func (e *env) bench(c *cli.Context) error {
 
 	rec := bench.NewRecord(time.Now())
 	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
-	rec.Host = bench.HostFacts(runCtx, e.lookPath)
+	rec.Host = bench.HostFacts(runCtx, e.probes, e.lookPath)
 	r := &benchRun{e: e, b: b, rec: rec, log: log, runCtx: runCtx, cancelRun: cancelRun, stopCtx: stopCtx,
 		keep: c.Bool("keep-running"), serverOutput: c.Bool("server-output"), asJSON: c.Bool("json")}
 	runErr := r.run()

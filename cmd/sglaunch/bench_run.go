@@ -92,7 +92,7 @@ func (r *benchRun) runLaunched() error {
 	plan, rec := r.b.plan, r.rec
 	view := plan.View()
 	rec.Plan, rec.Profile, rec.Fingerprint, rec.URL, rec.Launched = &view, plan.Profile, plan.Fingerprint, plan.BaseURL(), true
-	if v, err := bench.SGLangVersion(r.runCtx, plan.Python, plan.Environ); err != nil {
+	if v, err := bench.SGLangVersion(r.runCtx, r.e.probes, plan); err != nil {
 		rec.SGLangFrom = "unknown: " + err.Error()
 	} else if v == "" {
 		rec.SGLangFrom = "not installed for " + plan.Python

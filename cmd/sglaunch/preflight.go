@@ -48,6 +48,7 @@ func (e *env) preflightOptions(s launcher.Settings, catalogOnly bool) preflight.
 		StateDir: statedir.State(s.StateDir, e.getenv),
 		Catalog:  catalogOnly,
 		LookPath: e.lookPath,
+		Probes:   e.probes,
 	}
 }
 
