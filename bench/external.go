@@ -8,16 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/template"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
@@ -108,12 +106,13 @@ const (
 	outputKeep      = 64 << 10
 	resultKeep      = 4 << 20
 	stopGrace       = 5 * time.Second
-	externalWaitCap = 5 * time.Second // for pipes a stray grandchild holds
+	externalWaitCap = 5 * time.Second // for pipes a detached grandchild holds
 )
 
 // runExternal runs a command workload to its end. The command runs in its
 // own process group, which is killed when it ends, times out or ctx is
-// cancelled, so nothing it started outlives it.
+// cancelled (SIGTERM, then SIGKILL after stopGrace), so nothing it
+// started outlives it.
 func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, live io.Writer) (*ExternalResult, error) {
 	dir, err := os.MkdirTemp("", "sglaunch-bench-")
 	if err != nil {
@@ -133,90 +132,39 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 		argv = []string{"/bin/sh", "-c", argv[0]}
 	}
 	res := &ExternalResult{Command: redactCommand(argv), ExitCode: -1}
-	if w.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(w.Timeout))
-		defer cancel()
-	}
 	tail := &tailBuffer{keep: outputKeep}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(append([]string(nil), environ...),
-		"SGLAUNCH_BENCH_URL="+data.URL, "SGLAUNCH_BENCH_RESULT_FILE="+data.ResultFile)
 	var out io.Writer = tail
 	if live != nil {
 		out = io.MultiWriter(live, tail)
 	}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.WaitDelay = externalWaitCap
-
-	waitErr, err := startAndWait(ctx, cmd)
-	res.Output, res.OutputDropped = tail.String(), tail.dropped
+	cmd, err := childproc.Start(ctx, childproc.Spec{
+		Argv: argv,
+		Env: append(append([]string(nil), environ...),
+			"SGLAUNCH_BENCH_URL="+data.URL, "SGLAUNCH_BENCH_RESULT_FILE="+data.ResultFile),
+		// One writer for both streams: one pipe, in the order printed.
+		Stdout: out, Stderr: out,
+		Timeout:   time.Duration(w.Timeout),
+		Grace:     stopGrace,
+		WaitDelay: externalWaitCap,
+	})
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", w.Name, err)
 	}
-	res.ExitCode = exitCode(cmd.ProcessState)
+	ran := cmd.Wait()
+	res.Output, res.OutputDropped = tail.String(), tail.dropped
+	res.ExitCode = ran.ExitCode
 	res.Result, res.Metrics = readResult(data.ResultFile)
 	switch {
-	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) && w.Timeout > 0:
+	case errors.Is(ran.Err, childproc.ErrTimeout):
 		return res, fmt.Errorf("%s: command timed out after %v", w.Name, time.Duration(w.Timeout))
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("%s: %w", w.Name, context.Cause(ctx))
-	case waitErr != nil && res.ExitCode == -1:
-		return res, fmt.Errorf("%s: %w", w.Name, waitErr)
+	case ran.Err != nil && res.ExitCode == -1:
+		return res, fmt.Errorf("%s: %w", w.Name, ran.Err)
 	case res.ExitCode != 0:
 		return res, fmt.Errorf("%s: command exited with status %d%s", w.Name, res.ExitCode, lastLine(res.Output))
 	}
 	return res, nil
-}
-
-// startAndWait starts cmd from a goroutine locked to its OS thread (so
-// the parent-death signal fires only when sglaunch itself dies) and waits
-// for it; on ctx's end the group gets SIGTERM, then SIGKILL after a grace.
-func startAndWait(ctx context.Context, cmd *exec.Cmd) (waitErr, startErr error) {
-	started := make(chan error, 1)
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		done <- cmd.Wait()
-	}()
-	if err := <-started; err != nil {
-		return nil, err
-	}
-	pgid := cmd.Process.Pid
-	// Whatever the command left in its group goes with it.
-	defer syscall.Kill(-pgid, syscall.SIGKILL)
-	select {
-	case err := <-done:
-		return err, nil
-	case <-ctx.Done():
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	t := time.NewTimer(stopGrace)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err, nil
-	case <-t.C:
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	return <-done, nil
-}
-
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 func lastLine(out string) string {

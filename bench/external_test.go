@@ -103,6 +103,34 @@ func TestRunExternalKillsItsGroup(t *testing.T) {
 	}
 }
 
+// TestRunExternalDaemonGoesWithIt: a command that exits leaving a daemon
+// that holds its output returns at once, and the daemon goes with it.
+func TestRunExternalDaemonGoesWithIt(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	w := Workload{Name: "d", Shell: true, Command: []string{"sleep 300 & echo $! > " + pidFile + "; echo started"}}
+	start := time.Now()
+	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	if err != nil || res.ExitCode != 0 || res.Output != "started\n" {
+		t.Fatalf("got %v, exit %d, output %q; want success", err, res.ExitCode, res.Output)
+	}
+	if d := time.Since(start); d > commandBound {
+		t.Errorf("took %v", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(commandBound)
+	for syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the daemon %d outlived the command", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func isZombie(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {

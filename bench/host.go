@@ -4,17 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
-	"os/exec"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
 // Host is what a record says about the machine.
@@ -45,8 +45,9 @@ type GPU struct {
 const nvidiaSMITimeout = 20 * time.Second
 
 // HostFacts gathers the host's facts. GPUs come from nvidia-smi when
-// lookPath finds it.
-func HostFacts(ctx context.Context, lookPath func(string) (string, error)) Host {
+// lookPath finds it; probes (nil: none) holds the answer preflight got
+// earlier in the same command, so nvidia-smi's query is not run twice.
+func HostFacts(ctx context.Context, probes *hostprobe.Memo, lookPath func(string) (string, error)) Host {
 	h := Host{CPUs: runtime.NumCPU()}
 	h.Hostname, _ = os.Hostname()
 	var u unix.Utsname
@@ -59,52 +60,36 @@ func HostFacts(ctx context.Context, lookPath func(string) (string, error)) Host 
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		h.MemoryGiB = memTotalGiB(b)
 	}
-	smi, err := lookPath("nvidia-smi")
-	if err != nil {
+	q := probes.GPUs(ctx, lookPath, nvidiaSMITimeout)
+	switch {
+	case q.Absent:
 		return h
-	}
-	out, err := runSMI(ctx, smi, "--query-gpu=index,name,driver_version,memory.total,pci.bus_id", "--format=csv,noheader,nounits")
-	if err != nil {
-		h.GPUError = err.Error()
+	case q.Run.Err != nil:
+		h.GPUError = smiError(q.Run).Error()
 		return h
+	case q.ParseErr != nil:
+		h.GPUError = q.ParseErr.Error()
 	}
-	h.GPUs, h.Driver, err = parseGPUs(out)
-	if err != nil {
-		h.GPUError = err.Error()
+	h.Driver = q.Driver
+	for _, g := range q.GPUs {
+		h.GPUs = append(h.GPUs, GPU{Index: g.Index, Name: g.Name, MemoryMiB: int(g.MemoryMiB), BusID: g.BusID})
 	}
 	h.GPUCount = len(h.GPUs)
-	if out, err := runSMI(ctx, smi); err == nil {
-		h.CUDA = cudaVersion(out)
-	}
+	h.CUDA = probes.CUDAVersion(ctx, q.Path, nvidiaSMITimeout)
 	return h
 }
 
-// probe runs a short command within timeout, with env (nil: sglaunch's
-// own environment), and returns its stdout and trimmed stderr.
-func probe(ctx context.Context, timeout time.Duration, env []string, name string, args ...string) ([]byte, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = env
-	cmd.WaitDelay = time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	return out, strings.TrimSpace(stderr.String()), err
-}
-
-func runSMI(ctx context.Context, smi string, args ...string) ([]byte, error) {
-	out, msg, err := probe(ctx, nvidiaSMITimeout, nil, smi, args...)
-	if err != nil {
-		if msg == "" {
-			msg = strings.TrimSpace(string(out))
-		}
-		if msg != "" {
-			return nil, fmt.Errorf("nvidia-smi: %v: %s", err, firstLine(msg))
-		}
-		return nil, fmt.Errorf("nvidia-smi: %w", err)
+// smiError says how nvidia-smi failed, with the first line of what it
+// said (stderr, else stdout).
+func smiError(res childproc.Result) error {
+	msg := strings.TrimSpace(string(res.Stderr))
+	if msg == "" {
+		msg = strings.TrimSpace(string(res.Stdout))
 	}
-	return out, nil
+	if msg != "" {
+		return fmt.Errorf("nvidia-smi: %v: %s", res.Err, firstLine(msg))
+	}
+	return fmt.Errorf("nvidia-smi: %w", res.Err)
 }
 
 func firstLine(s string) string {
@@ -137,48 +122,6 @@ func memTotalGiB(meminfo []byte) float64 {
 		}
 	}
 	return 0
-}
-
-// parseGPUs reads nvidia-smi's CSV query output: index, name, driver,
-// memory (MiB), bus id.
-func parseGPUs(out []byte) ([]GPU, string, error) {
-	r := csv.NewReader(bytes.NewReader(out))
-	r.TrimLeadingSpace = true
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
-	if err != nil {
-		return nil, "", fmt.Errorf("nvidia-smi output: %w", err)
-	}
-	var gpus []GPU
-	driver := ""
-	for _, row := range rows {
-		if len(row) < 3 {
-			continue
-		}
-		g := GPU{Name: strings.TrimSpace(row[1])}
-		g.Index, _ = strconv.Atoi(strings.TrimSpace(row[0]))
-		if driver == "" {
-			driver = strings.TrimSpace(row[2])
-		}
-		if len(row) > 3 {
-			g.MemoryMiB, _ = strconv.Atoi(strings.TrimSpace(row[3]))
-		}
-		if len(row) > 4 {
-			g.BusID = strings.TrimSpace(row[4])
-		}
-		gpus = append(gpus, g)
-	}
-	return gpus, driver, nil
-}
-
-var reCUDA = regexp.MustCompile(`CUDA Version:\s*([0-9][0-9.]*)`)
-
-// cudaVersion reads the CUDA version from nvidia-smi's banner.
-func cudaVersion(out []byte) string {
-	if m := reCUDA.FindSubmatch(out); m != nil {
-		return string(m[1])
-	}
-	return ""
 }
 
 // GPUSummary is the GPUs in a few words: "8x NVIDIA H200".

@@ -3,31 +3,15 @@ package bench
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
-func TestParseNvidiaSMI(t *testing.T) {
-	q, err := os.ReadFile("testdata/nvidia-smi-query-h200.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gpus, driver, err := parseGPUs(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(gpus) != 1 || gpus[0] != (GPU{Index: 0, Name: "NVIDIA H200", MemoryMiB: 143771, BusID: "00000000:00:06.0"}) || driver != "580.159.04" {
-		t.Errorf("got %+v driver %q", gpus, driver)
-	}
-	banner, err := os.ReadFile("testdata/nvidia-smi-h200.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cudaVersion(banner); got != "13.0" {
-		t.Errorf("CUDA version: got %q, want 13.0", got)
-	}
-	eight := []byte("0, NVIDIA B200, 580.1, 183359, 0:1\n1, NVIDIA B200, 580.1, 183359, 0:2\n")
-	gpus, _, _ = parseGPUs(eight)
-	h := Host{GPUs: append(gpus, GPU{Name: "NVIDIA H200"}), Driver: "580.1", CUDA: "13.0"}
+func TestGPUSummary(t *testing.T) {
+	h := Host{GPUs: []GPU{{Name: "NVIDIA B200"}, {Index: 1, Name: "NVIDIA B200"}, {Name: "NVIDIA H200"}}, Driver: "580.1", CUDA: "13.0"}
 	if got := h.GPUSummary(); got != "2x NVIDIA B200, 1x NVIDIA H200, driver 580.1, CUDA 13.0" {
 		t.Errorf("summary: got %q", got)
 	}
@@ -43,7 +27,7 @@ func TestProcFacts(t *testing.T) {
 }
 
 func TestHostFactsWithoutNvidiaSMI(t *testing.T) {
-	h := HostFacts(t.Context(), func(string) (string, error) { return "", errors.New("not found") })
+	h := HostFacts(t.Context(), nil, func(string) (string, error) { return "", errors.New("not found") })
 	if h.CPUs < 1 || h.Hostname == "" || h.GPUCount != 0 || h.GPUError != "" {
 		t.Errorf("got %+v, want CPUs and hostname, no GPUs and no error", h)
 	}
@@ -53,8 +37,32 @@ func TestHostFactsWithoutNvidiaSMI(t *testing.T) {
 }
 
 func TestHostFactsFailingNvidiaSMI(t *testing.T) {
-	h := HostFacts(t.Context(), func(string) (string, error) { return "/bin/false", nil })
-	if h.GPUError == "" || h.GPUCount != 0 {
+	h := HostFacts(t.Context(), nil, func(string) (string, error) { return "/bin/false", nil })
+	if h.GPUError != "nvidia-smi: exit status 1" || h.GPUCount != 0 {
 		t.Errorf("got %+v, want the failure noted", h)
+	}
+}
+
+// TestHostFactsFromPreflightsQuery: with the command's Memo, the record's
+// GPUs are the answer preflight's query got (nvidia-smi's query runs
+// once), and the banner adds the CUDA version.
+func TestHostFactsFromPreflightsQuery(t *testing.T) {
+	dir := t.TempDir()
+	smi, log := filepath.Join(dir, "nvidia-smi"), filepath.Join(dir, "runs.log")
+	script := "#!/bin/sh\necho \"run:$1\" >> " + log + "\ncase \"$1\" in --query-gpu=*) echo '0, GPU-1, NVIDIA H200, 143771, 12, 580.159.04, 00000000:00:06.0';; *) echo '| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04     CUDA Version: 13.0 |';; esac\n"
+	if err := os.WriteFile(smi, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lookPath := func(string) (string, error) { return smi, nil }
+	var probes hostprobe.Memo
+	probes.GPUs(t.Context(), lookPath, nvidiaSMITimeout) // what preflight asks
+	h := HostFacts(t.Context(), &probes, lookPath)
+	want := GPU{Index: 0, Name: "NVIDIA H200", MemoryMiB: 143771, BusID: "00000000:00:06.0"}
+	if h.GPUCount != 1 || h.GPUs[0] != want || h.Driver != "580.159.04" || h.CUDA != "13.0" || h.GPUError != "" {
+		t.Errorf("got %+v, want %+v with driver and CUDA", h, want)
+	}
+	b, _ := os.ReadFile(log)
+	if runs := strings.Fields(string(b)); len(runs) != 2 || !strings.HasPrefix(runs[0], "run:--query-gpu=") || runs[1] != "run:" {
+		t.Errorf("nvidia-smi runs: got %q, want the query once, then the banner", runs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -48,6 +49,8 @@ type RunSpec struct {
 	Profile   string
 	Workloads []Workload
 	Store     *Store
+	// Probes remembers the interpreter probe preflight already ran.
+	Probes *hostprobe.Memo
 	// Launch starts the plan's server (required with Plan).
 	Launch LaunchFunc
 	// Locate finds, for a URL run, the server on this host and the plan
@@ -182,7 +185,7 @@ func (r *run) runLaunched() error {
 	p, rec := r.spec.Plan, r.rec
 	view := p.View()
 	rec.Plan, rec.Profile, rec.Fingerprint, rec.URL, rec.Launched = &view, p.Profile, p.Fingerprint, p.BaseURL(), true
-	if v, err := SGLangVersion(r.runCtx, p.Python, p.Environ); err != nil {
+	if v, err := SGLangVersion(r.runCtx, r.spec.Probes, p); err != nil {
 		rec.SGLangFrom = "unknown: " + err.Error()
 	} else if v == "" {
 		rec.SGLangFrom = "not installed for " + p.Python

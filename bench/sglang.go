@@ -6,36 +6,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
-
-// versionProbe asks the package metadata, which never imports sglang (an
-// import would initialise CUDA and take seconds).
-const versionProbe = `import importlib.metadata as m
-try:
-    print(m.version("sglang"))
-except m.PackageNotFoundError:
-    print("")
-`
 
 // versionTimeout bounds the interpreter's start.
 const versionTimeout = 30 * time.Second
 
-// SGLangVersion asks python, run with environ (the plan's environment,
-// so PYTHONPATH and the venv apply), which sglang it would import. An
-// empty version with a nil error means sglang is not installed there.
-func SGLangVersion(ctx context.Context, python string, environ []string) (string, error) {
-	out, msg, err := probe(ctx, versionTimeout, environ, python, "-c", versionProbe)
-	if err != nil {
+// SGLangVersion asks the plan's interpreter, run with the plan's
+// environment (so PYTHONPATH and the venv apply), which sglang it would
+// import, from the package metadata: sglang is never imported (that would
+// initialise CUDA and take seconds). It is hostprobe's Python probe, the
+// one preflight runs, so probes (nil: none) answers it when preflight ran
+// earlier in the same command. An empty version with a nil error means
+// sglang is not installed there.
+func SGLangVersion(ctx context.Context, probes *hostprobe.Memo, plan *plan.Plan) (string, error) {
+	p := probes.Python(ctx, hostprobe.PythonSpec{Python: plan.Python, Environ: plan.Environ, Module: plan.Module, Timeout: versionTimeout})
+	if p.Err != nil {
+		msg := strings.TrimSpace(string(p.Run.Stderr))
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
 		if msg != "" {
-			return "", fmt.Errorf("sglang version from %s: %v: %s", python, err, msg)
+			return "", fmt.Errorf("sglang version from %s: %v: %s", plan.Python, p.Err, msg)
 		}
-		return "", fmt.Errorf("sglang version from %s: %w", python, err)
+		return "", fmt.Errorf("sglang version from %s: %w", plan.Python, p.Err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	if p.Facts.SGLangVersion == "" && p.Facts.Error != "" {
+		// Not "not installed": the interpreter could not tell.
+		return "", fmt.Errorf("sglang version from %s: %s", plan.Python, p.Facts.Error)
+	}
+	return p.Facts.SGLangVersion, nil
 }
 
 // ServerVersion asks a running server its version (/server_info), for a

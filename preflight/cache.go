@@ -11,6 +11,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
 // cacheEntry is what one SGLang install told preflight: its flags (from
@@ -63,7 +64,7 @@ func (c *flagCache) any() bool {
 }
 
 // load returns the entry for the probed install, if it is still current.
-func (c *flagCache) load(p probe) (*cacheEntry, bool) {
+func (c *flagCache) load(p hostprobe.Python) (*cacheEntry, bool) {
 	if c.dir == "" {
 		return nil, false
 	}

@@ -9,7 +9,10 @@
 // or FAIL with the reason and the fix. The flag list comes from the plan's
 // own interpreter (`python -m sglang.launch_server --help`, cached per
 // SGLang version under the state directory), falling back to the embedded
-// catalog when SGLang is not installed.
+// catalog when SGLang is not installed. Every child runs through
+// internal/childproc; the interpreter probe and the GPU query are
+// internal/hostprobe's, and Options.Probes shares their answers with the
+// rest of the command (bench asks them again).
 //
 // What it must not do: import sglang in-process or start the server, write
 // anywhere but its cache under the state directory, leave a child process

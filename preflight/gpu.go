@@ -1,56 +1,23 @@
 package preflight
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
-// gpu is one GPU as nvidia-smi lists it.
-type gpu struct {
-	index             int
-	uuid, name        string
-	totalMiB, usedMiB int64
-}
-
-// gpuQuery is what nvidia-smi said, if it is there.
-type gpuQuery struct {
-	absent bool
-	res    procResult
-	gpus   []gpu
-}
-
-// queryGPUs lists the host's GPUs with nvidia-smi, when it exists.
-func queryGPUs(ctx context.Context, o *Options) gpuQuery {
-	path, err := o.LookPath("nvidia-smi")
-	if err != nil {
-		return gpuQuery{absent: true}
+// gpuErr says why the query listed no GPU, or nil when it listed some.
+func gpuErr(q hostprobe.GPUQuery) error {
+	switch {
+	case q.Run.Err != nil:
+		return q.Run.Err
+	case len(q.GPUs) == 0:
+		return fmt.Errorf("no GPU listed (output %q)", tail(q.Run.Stdout, 2))
 	}
-	q := gpuQuery{res: runProc(ctx, []string{path, "--query-gpu=index,uuid,name,memory.total,memory.used", "--format=csv,noheader,nounits"}, nil, o.dir(), o.GPUTimeout)}
-	if q.res.err != nil {
-		return q
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(q.res.stdout)), "\n") {
-		f := strings.Split(line, ",")
-		if len(f) != 5 {
-			continue
-		}
-		for i := range f {
-			f[i] = strings.TrimSpace(f[i])
-		}
-		g := gpu{uuid: f[1], name: f[2]}
-		g.index, _ = strconv.Atoi(f[0])
-		g.totalMiB, _ = strconv.ParseInt(f[3], 10, 64)
-		g.usedMiB, _ = strconv.ParseInt(f[4], 10, 64)
-		q.gpus = append(q.gpus, g)
-	}
-	if len(q.gpus) == 0 {
-		q.res.err = fmt.Errorf("no GPU listed (output %q)", tail(q.res.stdout, 2))
-	}
-	return q
+	return nil
 }
 
 // intFlag is an integer flag's value, or def when absent or not a number
@@ -76,20 +43,20 @@ func hasFlag(uses []catalog.Use, canonical string) bool {
 // checkGPUs compares the GPUs the server will see (CUDA_VISIBLE_DEVICES
 // applied) with what the plan needs: tp × dp × pp per node (dp lives
 // inside tp with --enable-dp-attention).
-func checkGPUs(uses []catalog.Use, items []envItem, q gpuQuery, py *pythonResult) []Finding {
+func checkGPUs(uses []catalog.Use, items []envItem, q hostprobe.GPUQuery, py *pythonResult) []Finding {
 	s := subject{CheckGPU, "gpus", ""}
 	switch {
 	case py.sim:
 		return []Finding{s.pass("skipped: the simulated SGLang server needs no GPU")}
-	case q.absent:
+	case q.Absent:
 		return []Finding{s.pass("skipped: nvidia-smi not found, so the GPUs are not checked")}
-	case q.res.err != nil:
-		return []Finding{s.fail("nvidia-smi failed: "+describeErr(q.res), "fix the NVIDIA driver: SGLang cannot use the GPUs until nvidia-smi works")}
+	case gpuErr(q) != nil:
+		return []Finding{s.fail("nvidia-smi failed: "+describeErr(gpuErr(q), q.Run.Stderr), "fix the NVIDIA driver: SGLang cannot use the GPUs until nvidia-smi works")}
 	}
 	env := envMap(items)
-	visible, how := q.gpus, "all GPUs"
+	visible, how := q.GPUs, "all GPUs"
 	if cvd, set := env["CUDA_VISIBLE_DEVICES"]; set {
-		visible, how = applyVisible(q.gpus, cvd), "CUDA_VISIBLE_DEVICES="+cvd
+		visible, how = applyVisible(q.GPUs, cvd), "CUDA_VISIBLE_DEVICES="+cvd
 	}
 	tp, dp, pp := intFlag(uses, "--tp-size", 1), intFlag(uses, "--dp-size", 1), intFlag(uses, "--pp-size", 1)
 	nodes := intFlag(uses, "--nnodes", 1)
@@ -116,10 +83,10 @@ func checkGPUs(uses []catalog.Use, items []envItem, q gpuQuery, py *pythonResult
 	}
 	names := map[string]bool{}
 	for _, g := range visible {
-		gs := subject{CheckGPU, fmt.Sprintf("gpu %d", g.index), ""}
-		names[g.name] = true
-		desc := fmt.Sprintf("%s, %d MiB, %d MiB in use", g.name, g.totalMiB, g.usedMiB)
-		if limit := int64(float64(g.totalMiB) * (1 - frac)); g.usedMiB > limit && g.usedMiB > 1024 {
+		gs := subject{CheckGPU, fmt.Sprintf("gpu %d", g.Index), ""}
+		names[g.Name] = true
+		desc := fmt.Sprintf("%s, %d MiB, %d MiB in use", g.Name, g.MemoryMiB, g.UsedMiB)
+		if limit := int64(float64(g.MemoryMiB) * (1 - frac)); g.UsedMiB > limit && g.UsedMiB > 1024 {
 			out = append(out, gs.warn(desc+fmt.Sprintf(": the server wants %.0f%% of it (--mem-fraction-static %.2f), so it may run out of memory after the load", frac*100, frac),
 				"free the GPU (nvidia-smi shows what holds it; an orphaned scheduler is a common cause), or lower --mem-fraction-static"))
 			continue
@@ -135,20 +102,20 @@ func checkGPUs(uses []catalog.Use, items []envItem, q gpuQuery, py *pythonResult
 
 // applyVisible selects the GPUs CUDA_VISIBLE_DEVICES names, in its order,
 // stopping where CUDA stops: at an entry that names no GPU.
-func applyVisible(all []gpu, cvd string) []gpu {
+func applyVisible(all []hostprobe.GPU, cvd string) []hostprobe.GPU {
 	kept, _ := visibleTokens(cvd)
-	var out []gpu
+	var out []hostprobe.GPU
 	for _, tok := range kept {
-		var hit *gpu
+		var hit *hostprobe.GPU
 		for i := range all {
 			g := &all[i]
-			if strconv.Itoa(g.index) == tok || strings.HasPrefix(tok, "GPU-") && strings.HasPrefix(g.uuid, tok) {
+			if strconv.Itoa(g.Index) == tok || strings.HasPrefix(tok, "GPU-") && strings.HasPrefix(g.UUID, tok) {
 				hit = g
 				break
 			}
 		}
 		if strings.HasPrefix(tok, "MIG-") {
-			hit = &gpu{index: -1, name: "MIG instance " + tok}
+			hit = &hostprobe.GPU{Index: -1, Name: "MIG instance " + tok}
 		}
 		if hit == nil {
 			break

@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/childproc"
 )
 
 // helpScript builds a parser with everything argparse can print: groups,
@@ -44,11 +44,11 @@ func realHelp(t *testing.T, columns int) string {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), fmt.Sprintf("COLUMNS=%d", columns), "NO_COLOR=1", "PYTHON_COLORS=0")
-	res := runProc(context.Background(), []string{"python3", script, "--help"}, env, t.TempDir(), 30*time.Second)
-	if res.err != nil {
-		t.Fatalf("python3 --help: %v: %s", res.err, res.stderr)
+	res := childproc.Run(t.Context(), childproc.Spec{Argv: []string{"python3", script, "--help"}, Env: env, Dir: t.TempDir(), Timeout: 30 * time.Second})
+	if res.Err != nil {
+		t.Fatalf("python3 --help: %v: %s", res.Err, res.Stderr)
 	}
-	return string(res.stdout)
+	return string(res.Stdout)
 }
 
 func describeFlags(flags []*catalog.Flag) string {

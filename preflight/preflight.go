@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	// AllowSiteOverrides turns a site hook that changes a managed
 	// variable from FAIL into WARN.
 	AllowSiteOverrides bool
+	// Probes remembers the interpreter probe and the GPU query for the
+	// rest of the command, which asks them again (bench records the
+	// SGLang version and the GPUs); nil asks afresh.
+	Probes *hostprobe.Memo
 }
 
 func (o *Options) dir() string {
@@ -85,11 +90,11 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 
 	var wg sync.WaitGroup
 	var py *pythonResult
-	var gpus gpuQuery
+	var gpus hostprobe.GPUQuery
 	var site Finding
 	wg.Add(3)
 	go func() { defer wg.Done(); py = inspectPython(ctx, plan, o) }()
-	go func() { defer wg.Done(); gpus = queryGPUs(ctx, o) }()
+	go func() { defer wg.Done(); gpus = o.Probes.GPUs(ctx, o.LookPath, o.GPUTimeout) }()
 	go func() { defer wg.Done(); site = SiteHooks(ctx, plan, o.AllowSiteOverrides, o.Dir) }()
 	nccl := checkNCCL(items, o)
 	torch := checkTorchEnv(items, o)

@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -11,74 +10,10 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/plan"
 )
-
-// probeScript asks the interpreter about itself and the installed SGLang
-// without importing sglang: importlib.metadata for the version,
-// importlib.util.find_spec for where it lives (find_spec of a top-level
-// name imports nothing), and file stats for the cache stamp.
-const probeScript = `
-import json, os, sys
-out = {"python": "%d.%d.%d" % tuple(sys.version_info[:3]), "executable": sys.executable}
-module = sys.argv[1]
-try:
-    import importlib.metadata as md
-    try:
-        out["sglang_version"] = md.version("sglang")
-    except md.PackageNotFoundError:
-        pass
-except Exception as e:
-    out["error"] = "importlib.metadata: %s" % e
-import importlib.util
-def locations(name):
-    try:
-        spec = importlib.util.find_spec(name)
-    except Exception as e:
-        out["error"] = "find_spec(%s): %s" % (name, e)
-        return None, []
-    if spec is None:
-        return None, []
-    return spec, list(spec.submodule_search_locations or [])
-spec, locs = locations("sglang")
-if locs:
-    d = locs[0]
-    out["sglang_dir"] = d
-    stamp = []
-    for rel in ("__init__.py", "version.py", "launch_server.py", "srt/server_args.py", "srt/server_args.json", "srt/environ.py"):
-        try:
-            st = os.stat(os.path.join(d, rel))
-            stamp.append("%s:%d:%d" % (rel, st.st_mtime_ns, st.st_size))
-        except OSError:
-            pass
-    out["stamp"] = ";".join(stamp)
-top, rest = module.split(".")[0], module.split(".")[1:]
-spec, locs = locations(top)
-found = None
-if spec is not None and not rest:
-    found = spec.origin or (locs[0] if locs else None)
-for loc in locs:
-    base = os.path.join(loc, *rest)
-    for cand in (base + ".py", os.path.join(base, "__init__.py"), os.path.join(base, "__main__.py")):
-        if os.path.isfile(cand):
-            found = cand
-            break
-    if found:
-        break
-out["module_file"] = found
-print(json.dumps(out))
-`
-
-// probe is what probeScript prints.
-type probe struct {
-	Python        string `json:"python"`
-	Executable    string `json:"executable"`
-	SGLangVersion string `json:"sglang_version"`
-	SGLangDir     string `json:"sglang_dir"`
-	Stamp         string `json:"stamp"`
-	ModuleFile    string `json:"module_file"`
-	Error         string `json:"error"`
-}
 
 // pythonResult is what the interpreter told preflight.
 type pythonResult struct {
@@ -110,7 +45,7 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	// The help runs beside the probe when nothing was ever cached for this
 	// interpreter, since it is then almost surely needed.
 	helpCtx, cancelHelp := context.WithCancel(ctx)
-	var helpCh <-chan procResult
+	var helpCh <-chan childproc.Result
 	consumed := false
 	defer func() {
 		// A help started for nothing is killed and reaped before returning.
@@ -122,15 +57,13 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	if !o.Catalog && !cache.any() {
 		helpCh = startHelp(helpCtx, plan, o)
 	}
-	res := runProc(ctx, []string{plan.Python, "-c", probeScript, plan.Module}, pythonEnv(plan), o.dir(), o.ProbeTimeout)
-	var p probe
-	if res.err == nil {
-		if err := json.Unmarshal(lastLine(res.stdout), &p); err != nil {
-			res.err = fmt.Errorf("unreadable answer %q: %w", tail(res.stdout, 2), err)
-		}
-	}
-	if res.err != nil {
-		py.findings = append(py.findings, s.fail(fmt.Sprintf("%s does not run: %s", plan.Python, describeErr(res)),
+	// The probe runs with the plan's environment as it is, not
+	// pythonEnv's, so that bench, asking the same interpreter for the
+	// SGLang version, gets the remembered answer.
+	probe := o.Probes.Python(ctx, hostprobe.PythonSpec{Python: plan.Python, Environ: plan.Environ, Dir: o.dir(), Module: plan.Module, Timeout: o.ProbeTimeout})
+	p := probe.Facts
+	if probe.Err != nil {
+		py.findings = append(py.findings, s.fail(fmt.Sprintf("%s does not run: %s", plan.Python, describeErr(probe.Err, probe.Run.Stderr)),
 			"set python: to a working interpreter (the venv's bin/python3 that has SGLang)"))
 		py.info.Flags = "embedded catalog (the interpreter did not run)"
 		return py
@@ -172,13 +105,17 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	help := <-helpCh
 	consumed = true
 	hs := subject{check: CheckPython, name: helpModule + " --help", where: s.where}
-	if help.err != nil {
-		py.findings = append(py.findings, hs.fail(fmt.Sprintf("failed: %s; the server would fail the same way at start-up", describeErr(help)),
+	helpErr := help.Err
+	if helpErr == nil && help.Truncated {
+		helpErr = fmt.Errorf("printed more than %d MiB; output cut", childproc.DefaultMaxOutput>>20)
+	}
+	if helpErr != nil {
+		py.findings = append(py.findings, hs.fail(fmt.Sprintf("failed: %s; the server would fail the same way at start-up", describeErr(helpErr, help.Stderr)),
 			"fix the SGLang installation until `python -m "+helpModule+" --help` works"))
 		py.info.Flags = "embedded catalog (--help failed)"
 		return py
 	}
-	flags, err := parseHelp(string(help.stdout))
+	flags, err := parseHelp(string(help.Stdout))
 	if err != nil {
 		py.findings = append(py.findings, hs.warn(fmt.Sprintf("its output is not argparse help (%v); flags are checked against the embedded catalog", err), ""))
 		return py
@@ -215,33 +152,38 @@ func catalogOrigin() string {
 // helpModule is the module whose --help lists SGLang's server flags.
 const helpModule = "sglang.launch_server"
 
-func startHelp(ctx context.Context, plan *plan.Plan, o *Options) <-chan procResult {
-	ch := make(chan procResult, 1)
+func startHelp(ctx context.Context, plan *plan.Plan, o *Options) <-chan childproc.Result {
+	ch := make(chan childproc.Result, 1)
 	go func() {
-		ch <- runProc(ctx, []string{plan.Python, "-m", helpModule, "--help"}, pythonEnv(plan), o.dir(), o.HelpTimeout)
+		ch <- childproc.Run(ctx, childproc.Spec{Argv: []string{plan.Python, "-m", helpModule, "--help"}, Env: pythonEnv(plan), Dir: o.dir(), Timeout: o.HelpTimeout})
 	}()
 	return ch
 }
 
 // describeErr says how a child failed, with the tail of its stderr.
-func describeErr(r procResult) string {
-	msg := r.err.Error()
+func describeErr(err error, stderr []byte) string {
+	msg := err.Error()
 	var ee *exec.ExitError
-	if errors.As(r.err, &ee) {
+	if errors.As(err, &ee) {
 		msg = fmt.Sprintf("exit status %d", ee.ExitCode())
 		if ee.ExitCode() < 0 {
 			msg = ee.String()
 		}
 	}
-	if t := tail(r.stderr, 3); t != "" {
+	if t := tail(stderr, 3); t != "" {
 		msg += ": " + t
 	}
 	return msg
 }
 
-// lastLine is the last non-empty line of b: a sitecustomize may print
-// before the probe does.
-func lastLine(b []byte) []byte {
+// tail returns the last n lines of b, trimmed, joined by " | ".
+func tail(b []byte, n int) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return []byte(lines[len(lines)-1])
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " | ")
 }

@@ -107,7 +107,8 @@ args:
 
 // TestHelpFailsOrHangs: a --help that fails is a failure (the server would
 // fail the same way) and the catalog stands in; one that hangs is killed
-// at its timeout and leaves no process behind.
+// at its timeout and leaves no process behind; one that floods its output
+// (a simulator flooding its log did, and took 1.6 GB) is cut at 4 MiB.
 func TestHelpFailsOrHangs(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "help.pid")
 	tests := []struct {
@@ -118,6 +119,8 @@ func TestHelpFailsOrHangs(t *testing.T) {
 		{"hang", `import os, time
 open(` + strconv.Quote(pidFile) + `, "w").write(str(os.getpid()))
 time.sleep(600)`, "failed: timed out after 1s; killed"},
+		{"flood", `import sys
+sys.stdout.write("x" * (5 << 20))`, "failed: printed more than 4 MiB; output cut"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

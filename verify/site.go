@@ -1,21 +1,24 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/childproc"
 )
 
 //go:embed siteprobe.py
 var siteProbeSrc string
 
 // siteProbeTimeout bounds one interpreter start; site hooks are quick.
-const siteProbeTimeout = 20 * time.Second
+// childproc holds it even against a hook that leaves a daemon holding
+// stdout: the probe returns within it plus childproc's WaitDelay. A
+// variable, so that tests can shorten it.
+var siteProbeTimeout = 20 * time.Second
 
 // SiteChange is one change Python's site initialisation made to a
 // managed variable.
@@ -40,24 +43,21 @@ func (c SiteChange) Where() string {
 // lets site initialisation run as it does at every start, and reports
 // every managed variable (names, or prefixes ending in _) it changed.
 func ProbeSite(ctx context.Context, python string, environ []string, dir string, managed []string) ([]SiteChange, error) {
-	ctx, cancel := context.WithTimeout(ctx, siteProbeTimeout)
-	defer cancel()
 	m, _ := json.Marshal(managed)
 	// -S: the probe installs its hooks first, then runs site.main() itself.
-	cmd := exec.CommandContext(ctx, python, "-S", "-c",
-		"import sys;exec(compile(sys.argv[1],'<sglaunch-site-probe>','exec'))", siteProbeSrc, string(m))
-	cmd.Env = environ
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("python start-up probe (%s): %w: %s", python, err, strings.TrimSpace(lastLines(stderr.String(), 5)))
+	res := childproc.Run(ctx, childproc.Spec{
+		Argv: []string{python, "-S", "-c",
+			"import sys;exec(compile(sys.argv[1],'<sglaunch-site-probe>','exec'))", siteProbeSrc, string(m)},
+		Env: environ, Dir: dir, Timeout: siteProbeTimeout,
+	})
+	if res.Err != nil {
+		return nil, fmt.Errorf("python start-up probe (%s): %w: %s", python, res.Err, strings.TrimSpace(lastLines(string(res.Stderr), 5)))
 	}
 	var out struct {
 		Changes []SiteChange `json:"changes"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		return nil, fmt.Errorf("python start-up probe (%s): unreadable answer %q: %w", python, lastLines(stdout.String(), 3), err)
+	if err := json.Unmarshal(res.Stdout, &out); err != nil {
+		return nil, fmt.Errorf("python start-up probe (%s): unreadable answer %q: %w", python, lastLines(string(res.Stdout), 3), err)
 	}
 	return out.Changes, nil
 }

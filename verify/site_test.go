@@ -2,11 +2,17 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/childproc"
 )
 
 func python(t *testing.T) string {
@@ -83,5 +89,80 @@ func TestProbeSitePth(t *testing.T) {
 	}
 	if len(changes) != 1 || changes[0].File != pth || changes[0].Line != 2 || changes[0].After != "PIX" {
 		t.Errorf("got %+v, want NCCL_P2P_LEVEL=PIX from %s:2", changes, pth)
+	}
+}
+
+// Bounds for the site hook tests: generous, for a loaded 2-core machine;
+// the bug they pin took 28 s, a minute, or forever.
+const (
+	hookSlack       = 5 * time.Second
+	hookDaemonSleep = 60 // seconds
+)
+
+// TestSiteHookDaemonHoldingStdoutBoundedByProbeTimeout: a sitecustomize.py
+// that forked a daemon holding stdout blocked `serve` for 28 s although
+// the probe's timeout was 20 s (the wait was for the daemon to let go of
+// the pipe), and one that never exited blocked it forever. The probe now
+// returns within its timeout plus a small bound in each case: at once
+// when the daemon stays in the probe's process group (the group is
+// killed when python exits), within childproc's WaitDelay when it left
+// the group with setsid, and at the timeout when the hook itself hangs.
+func TestSiteHookDaemonHoldingStdoutBoundedByProbeTimeout(t *testing.T) {
+	daemon := func(pidFile string, setsid bool) string {
+		detach := ""
+		if setsid {
+			detach = "    os.setsid()\n"
+		}
+		return fmt.Sprintf("import os, time\nos.environ['NCCL_ALGO'] = 'Tree'\nif os.fork() == 0:\n%s    open(%q, 'w').write(str(os.getpid()))\n    time.sleep(%d)\n    os._exit(0)\n", detach, pidFile, hookDaemonSleep)
+	}
+	tests := []struct {
+		name    string
+		hook    func(pidFile string) string
+		timeout time.Duration
+		bound   time.Duration // beyond timeout
+		wantErr string
+	}{
+		{"daemon in the group", func(p string) string { return daemon(p, false) }, 10 * time.Second, hookSlack, ""},
+		{"daemon that called setsid", func(p string) string { return daemon(p, true) }, 10 * time.Second, childproc.DefaultWaitDelay + hookSlack, ""},
+		{"hook that never returns", func(string) string { return "import time\ntime.sleep(600)\n" }, time.Second, childproc.DefaultWaitDelay + hookSlack, "timed out after 1s; killed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			saved := siteProbeTimeout
+			siteProbeTimeout = tt.timeout
+			t.Cleanup(func() { siteProbeTimeout = saved })
+			dir := t.TempDir()
+			hooks, pidFile := filepath.Join(dir, "hooks"), filepath.Join(dir, "daemon.pid")
+			if err := os.MkdirAll(hooks, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(hooks, "sitecustomize.py"), []byte(tt.hook(pidFile)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if b, err := os.ReadFile(pidFile); err == nil {
+					if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			})
+			environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "PYTHONPATH=" + hooks, "NCCL_ALGO=Ring"}
+			start := time.Now()
+			changes, err := ProbeSite(t.Context(), python(t), environ, dir, []string{"NCCL_"})
+			took := time.Since(start)
+			t.Logf("returned after %v (timeout %v)", took, tt.timeout)
+			if took > tt.timeout+tt.bound {
+				t.Errorf("took %v, want under %v (the daemon sleeps %d s)", took, tt.timeout+tt.bound, hookDaemonSleep)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err: got %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(changes) != 1 || changes[0].Name != "NCCL_ALGO" || changes[0].After != "Tree" {
+				t.Errorf("got %+v, %v; want NCCL_ALGO=Tree from the hook", changes, err)
+			}
+		})
 	}
 }

@@ -156,7 +156,7 @@ func (e *env) bench(c *cli.Context) error {
 
 	rec := bench.NewRecord(time.Now())
 	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
-	rec.Host = bench.HostFacts(ctx, e.lookPath)
+	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
 	python := b.settings.Python
 	if python == "" {
 		python = "python3"
@@ -165,7 +165,7 @@ func (e *env) bench(c *cli.Context) error {
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
-		Progress: e.stderr, Log: log,
+		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: e.benchLauncher(b, log),
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 )
@@ -48,6 +49,9 @@ type env struct {
 	lookPath       func(string) (string, error)
 	args           []string       // the command line, for what follows --
 	raise          syscall.Signal // end by this signal once run returns
+	// probes answers nvidia-smi's query and the Python probe once per
+	// command: bench asks what its preflight asked.
+	probes *hostprobe.Memo
 }
 
 func defaultEnv() *env {
@@ -69,7 +73,7 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			code = 1
 		}
 	}()
-	e.args = args
+	e.args, e.probes = args, new(hostprobe.Memo)
 	app := newApp(e)
 	err := app.RunContext(ctx, args)
 	var se *statusError

@@ -49,6 +49,7 @@ func (e *env) preflightOptions(s plan.Config, catalogOnly bool) preflight.Option
 		StateDir: statedir.State(s.StateDir, e.getenv),
 		Catalog:  catalogOnly,
 		LookPath: e.lookPath,
+		Probes:   e.probes,
 	}
 }
 
