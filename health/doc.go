@@ -8,6 +8,9 @@
 // probes /health after ready. Notifier speaks sd_notify (READY, STATUS,
 // EXTEND_TIMEOUT_USEC, WATCHDOG, STOPPING) from sglaunch's own pid.
 // History remembers earlier load times per plan fingerprint for the ETA.
+// Probes retry through go-retryablehttp on package sglangapi's transport,
+// so that the proxy rule and the status errors are those of every other
+// call to the server.
 //
 // What it must not do: start, signal or wait for processes (package
 // launcher does), or import launcher. Every wait here takes a context;
