@@ -127,3 +127,26 @@ func TestCheckReadyTellsLoadingFromGone(t *testing.T) {
 		t.Errorf("refused: got %v, want ErrGone", err)
 	}
 }
+
+// verify --json printed the plan's and the processes' --api-key and
+// secret variables in clear, where the text report masks them.
+func TestReportJSONMasksSecrets(t *testing.T) {
+	exp := Expected{Argv: planArgv("--api-key", "K-plan"), Env: map[string]string{"HF_TOKEN": "hf-plan", "NCCL_ALGO": "Ring"}}
+	o := &Observation{Procs: []Process{{PID: 1, Argv: planArgv("--api-key=K-live"), Env: map[string]string{"HF_TOKEN": "hf-live"}}}}
+	var b strings.Builder
+	if err := Compare(exp, o).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"K-plan", "K-live", "hf-plan", "hf-live"} {
+		if strings.Contains(b.String(), secret) {
+			t.Errorf("the JSON report shows %q:\n%s", secret, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), `"Ring"`) {
+		t.Errorf("the JSON report lost a plain value:\n%s", b.String())
+	}
+	// Marshalling must not change the values verify compares.
+	if exp.Argv[len(exp.Argv)-1] != "K-plan" || o.Procs[0].Env["HF_TOKEN"] != "hf-live" {
+		t.Errorf("MarshalJSON changed its receiver: %q %q", exp.Argv, o.Procs[0].Env)
+	}
+}

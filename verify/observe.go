@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,16 @@ type Process struct {
 	// NCCLConf lists what NCCL's config files would fill in for this
 	// process's environment.
 	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
+}
+
+// MarshalJSON writes the process with secret values masked in its argv
+// and environment, as the text report shows them.
+func (p Process) MarshalJSON() ([]byte, error) {
+	type plain Process
+	q := plain(p)
+	q.Argv = redact.Argv(p.Argv)
+	q.Env = redactEnv(p.Env)
+	return json.Marshal(q)
 }
 
 // Observation is what verify saw of a live deployment.
