@@ -386,3 +386,57 @@ func TestServeNamesNearestRecord(t *testing.T) {
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
 }
+
+// TestVerifyAPIKeyServerReadsServerInfo pins a bug: verify asked
+// /server_info without the server's --api-key, so against a server
+// started with one it printed "server_info unavailable: ... 401
+// Unauthorized" and compared nothing the server says about itself.
+func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
+	const key = "sk-e2e-verify"
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"  api-key: "+key+"\n")
+	// The kimi model paths do not exist here: preflight would refuse.
+	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
+	waitHealthy(t, port)
+	// The sim enforces the key as SGLang does.
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/server_info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("/server_info without the key: got %d, want 401", resp.StatusCode)
+	}
+	for _, target := range [][]string{
+		nil, // the running launch, from its runtime state
+		{"--pid", strconv.Itoa(p.Cmd.Process.Pid)},
+		{"--url", "http://127.0.0.1:" + strconv.Itoa(port)},
+	} {
+		t.Run(strings.Join(target, "="), func(t *testing.T) {
+			stdout, stderr, code := e.Run(append([]string{"verify", "--profile", "kimi-on-sim", "--json"}, target...)...)
+			if code != 0 {
+				t.Fatalf("verify: exit %d, want 0\n%s%s", code, stdout, stderr)
+			}
+			var report struct {
+				Observed struct {
+					Endpoint string `json:"server_info_endpoint"`
+					Err      string `json:"server_info_error"`
+					Version  string `json:"server_version"`
+				} `json:"observed"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+				t.Fatal(err)
+			}
+			if o := report.Observed; o.Endpoint != "/server_info" || o.Err != "" || o.Version == "" {
+				t.Errorf("got server_info from %q (version %q, error %q), want it read from /server_info", o.Endpoint, o.Version, o.Err)
+			}
+			text, _, _ := e.Run(append([]string{"verify", "--profile", "kimi-on-sim"}, target...)...)
+			if strings.Contains(stdout+text, key) {
+				t.Errorf("the report shows the API key:\n%s\n%s", text, stdout)
+			}
+		})
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
+}
