@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
@@ -44,9 +45,9 @@ const checkTimeout = 30 * time.Second
 func (r *Runner) Check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	c := loadgen.NewClient(r.Target.URL, r.Target.APIKey, 1)
+	c := sglangapi.New(r.Target.URL, sglangapi.Options{APIKey: r.Target.APIKey, HealthTimeout: checkTimeout})
 	defer c.Close()
-	if err := c.Get(ctx, "/health", nil); err != nil {
+	if err := c.Health(ctx); err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) || ctx.Err() != nil {
 			return fmt.Errorf("cannot reach the server at %s: %w", r.Target.URL, err)
 		}
@@ -144,13 +145,15 @@ func (r *Runner) commandEnv() []string {
 func acceptLength(ctx context.Context, c *loadgen.Client) float64 {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var info struct {
-		InternalStates []struct {
-			AvgSpecAcceptLength *float64 `json:"avg_spec_accept_length"`
-		} `json:"internal_states"`
-	}
-	if c.Get(ctx, "/server_info", &info) != nil || len(info.InternalStates) == 0 || info.InternalStates[0].AvgSpecAcceptLength == nil {
+	info, _, err := c.API().ServerInfo(ctx)
+	if err != nil {
 		return 0
 	}
-	return *info.InternalStates[0].AvgSpecAcceptLength
+	states, _ := info["internal_states"].([]any)
+	if len(states) == 0 {
+		return 0
+	}
+	first, _ := states[0].(map[string]any)
+	v, _ := first["avg_spec_accept_length"].(float64)
+	return v
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
-	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -40,22 +40,19 @@ func SGLangVersion(ctx context.Context, probes *hostprobe.Memo, plan *plan.Plan)
 	return p.Facts.SGLangVersion, nil
 }
 
-// ServerVersion asks a running server its version (/server_info), for a
-// server sglaunch did not start; it returns the version and how it was
-// learnt, or "" and why not.
+// ServerVersion asks a running server its version (/server_info, or
+// /get_server_info on older SGLang), for a server sglaunch did not start;
+// it returns the version and how it was learnt, or "" and why not.
 func ServerVersion(ctx context.Context, baseURL, apiKey string) (string, string) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c := loadgen.NewClient(baseURL, apiKey, 1)
+	c := sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, InfoTimeout: 10 * time.Second})
 	defer c.Close()
-	var info struct {
-		Version string `json:"version"`
-	}
-	if err := c.Get(ctx, "/server_info", &info); err != nil {
+	info, path, err := c.ServerInfo(ctx)
+	if err != nil {
 		return "", "unknown: " + err.Error()
 	}
-	if info.Version == "" {
-		return "", "unknown: /server_info has no version"
+	v, _ := info["version"].(string)
+	if v == "" {
+		return "", "unknown: " + path + " has no version"
 	}
-	return info.Version, "/server_info"
+	return v, path
 }

@@ -7,7 +7,9 @@
 // ready, and fails on its own budgets (start timeout, stall). Liveness
 // probes /health after ready. Load is a load's timing, stored the same
 // way everywhere; History remembers earlier loads per plan fingerprint
-// for the ETA.
+// for the ETA. Probes retry through go-retryablehttp on package
+// sglangapi's transport, so that the proxy rule and the status errors are
+// those of every other call to the server.
 //
 // What it must not do: start, signal or wait for processes (package
 // launcher does), or import launcher or supervise. Every wait here takes

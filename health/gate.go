@@ -157,7 +157,7 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
 	var fastMu sync.Mutex
 	var fastUntil time.Time
 	client := &retryablehttp.Client{
-		HTTPClient: httpClient(g.RequestTimeout),
+		HTTPClient: httpClient(g.URL, g.RequestTimeout),
 		RetryMax:   math.MaxInt32,
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 			if ctx.Err() != nil {
@@ -168,7 +168,7 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
 				return true, nil
 			}
 			if resp.StatusCode != http.StatusOK {
-				g.noteProbe(errNotOK{resp.Status}.Error())
+				g.noteProbe(notOK(resp))
 				return true, nil
 			}
 			return false, nil

@@ -38,7 +38,7 @@ func (c Check) Reason() string { return describe(c.Err) }
 // probe. A probe that takes longer than Interval delays the next one.
 func (l *Liveness) Run(ctx context.Context, report func(Check)) {
 	client := &retryablehttp.Client{
-		HTTPClient: httpClient(l.Timeout),
+		HTTPClient: httpClient(l.URL, l.Timeout),
 		RetryMax:   0,
 		CheckRetry: func(ctx context.Context, _ *http.Response, err error) (bool, error) {
 			return false, nil

@@ -7,34 +7,30 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 )
 
-// httpClient probes the server directly: it is local, so no proxy from
-// the environment applies, and each attempt has its own timeout, which
-// must be above SGLang's 20 s health generation.
-func httpClient(timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:        2,
-			MaxIdleConnsPerHost: 2,
-			IdleConnTimeout:     30 * time.Second,
-			DisableCompression:  true,
-		},
+// httpClient is the HTTP client probes of rawURL go through: the SGLang
+// API client's transport (no proxy for a local server, the environment's
+// for a remote one), with timeout per attempt, which must be above
+// SGLang's 20 s health generation.
+func httpClient(rawURL string, timeout time.Duration) *http.Client {
+	base := rawURL
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		base = u.Scheme + "://" + u.Host
 	}
+	hc := sglangapi.New(base, sglangapi.Options{HealthTimeout: timeout, DialTimeout: timeout}).HTTPClient()
+	hc.Timeout = timeout
+	return hc
 }
 
-// errNotOK reports a probe answered with a status other than 200.
-type errNotOK struct{ status string }
-
-func (e errNotOK) Error() string { return "answered " + e.status }
-
-// probeOnce asks url once; nil means 200.
+// probeOnce asks url once; nil means 200, a *sglangapi.StatusError
+// another answer.
 func probeOnce(ctx context.Context, client *retryablehttp.Client, url string) error {
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -45,23 +41,28 @@ func probeOnce(ctx context.Context, client *retryablehttp.Client, url string) er
 		return err
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode != http.StatusOK {
-		return errNotOK{resp.Status}
+	if err := sglangapi.CheckResponse(resp); err != nil {
+		return err
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return nil
+}
+
+// notOK is how a probe answered with a status other than 200 is noted.
+func notOK(resp *http.Response) string {
+	return describe(&sglangapi.StatusError{Code: resp.StatusCode, Status: resp.Status})
 }
 
 // describe shortens a probe error for status lines: the cause, not the
 // whole chain retryablehttp and net/http wrap around it.
 func describe(err error) string {
-	var nok errNotOK
+	var se *sglangapi.StatusError
 	var op *net.OpError
 	switch {
 	case err == nil:
 		return "ok"
-	case errors.As(err, &nok):
-		return nok.Error()
+	case errors.As(err, &se):
+		return "answered " + se.Status
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return "timed out"
 	case errors.As(err, &op) && op.Err != nil:

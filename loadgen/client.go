@@ -3,16 +3,16 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 )
 
 // Sample is the outcome of one request.
@@ -35,9 +35,7 @@ type Sample struct {
 
 // Client sends load to one server.
 type Client struct {
-	base   string
-	apiKey string
-	http   *http.Client
+	api *sglangapi.Client
 }
 
 // NewClient returns a client for the server at baseURL (http://host:port).
@@ -45,46 +43,33 @@ type Client struct {
 // requires. maxConns sizes the idle connection pool: the highest
 // concurrency the client will run.
 func NewClient(baseURL, apiKey string, maxConns int) *Client {
-	tr := &http.Transport{
-		// A benchmark measures the server, never a proxy in between.
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:        0,
-		MaxIdleConnsPerHost: max(maxConns, 2) + 4,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-		ReadBufferSize:      32 << 10,
-		WriteBufferSize:     32 << 10,
-	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), apiKey: apiKey, http: &http.Client{Transport: tr}}
+	return &Client{api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns})}
 }
 
+// API is the SGLang API client the load runs on, for the calls beside the
+// load (/server_info between levels) on the same connections and token.
+func (c *Client) API() *sglangapi.Client { return c.api }
+
 // BaseURL is the server address the client talks to.
-func (c *Client) BaseURL() string { return c.base }
+func (c *Client) BaseURL() string { return c.api.BaseURL() }
 
 // Close drops the client's idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+func (c *Client) Close() { c.api.Close() }
 
 // do sends one streamed request and follows it to its end.
 func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, onToken func(int)) Sample {
 	s := Sample{InputTokens: inputLen}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+api.Path(), bytes.NewReader(payload))
+	req, err := c.api.NewRequest(ctx, http.MethodPost, api.Path(), bytes.NewReader(payload))
 	if err != nil {
 		s.Err = err.Error()
 		return s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
 	st := &stream{s: &s, onToken: onToken}
 	st.start = timeNow()
 	s.Start = st.start
-	resp, err := c.http.Do(req)
+	resp, err := c.api.Do(req)
 	if err != nil {
 		s.refused = errors.Is(err, syscall.ECONNREFUSED)
 		s.Err = requestError(err)
@@ -135,15 +120,6 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, 
 	return s
 }
 
-// reqError keeps the cause of a shortened message for errors.Is.
-type reqError struct {
-	msg string
-	err error
-}
-
-func (e *reqError) Error() string { return e.msg }
-func (e *reqError) Unwrap() error { return e.err }
-
 // requestError shortens net/http's errors to what a user can act on.
 func requestError(err error) string {
 	var ue *url.Error
@@ -165,47 +141,8 @@ func requestError(err error) string {
 	return err.Error()
 }
 
-// Get fetches path (like /server_info) and decodes its JSON into v.
-func (c *Client) Get(ctx context.Context, path string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
-	if err != nil {
-		return err
-	}
-	if c.apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return &reqError{msg: "GET " + path + ": " + requestError(err), err: err}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
-	}
-	if v == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	return nil
-}
-
 // Model returns the first model the server lists at /v1/models, the name
 // chat requests carry.
 func (c *Client) Model(ctx context.Context) (string, error) {
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := c.Get(ctx, "/v1/models", &list); err != nil {
-		return "", err
-	}
-	if len(list.Data) == 0 {
-		return "", errors.New("GET /v1/models: no models listed")
-	}
-	return list.Data[0].ID, nil
+	return c.api.FirstModel(ctx)
 }

@@ -690,3 +690,49 @@ func TestLogFlood(t *testing.T) {
 		t.Errorf("flood lines do not look like SGLang's: %q", stdout[:120])
 	}
 }
+
+// TestAPIKeyAsSGLang checks the sim's --api-key/--admin-api-key rules
+// against SGLang's decide_request_auth (srt/utils/auth.py).
+func TestAPIKeyAsSGLang(t *testing.T) {
+	t.Parallel()
+	p := startSim(t, nil, "--api-key", "user-k", "--admin-api-key", "admin-k", "--enable-metrics")
+	p.waitReady()
+	tests := []struct {
+		name, method, path string
+		header             [2]string
+		want               int
+	}{
+		{"health is open", "GET", "/health", [2]string{}, 200},
+		{"health_generate is open", "GET", "/health_generate", [2]string{}, 200},
+		{"metrics is open", "GET", "/metrics", [2]string{}, 200},
+		{"server_info wants the key", "GET", "/server_info", [2]string{}, 401},
+		{"wrong key", "GET", "/server_info", [2]string{"Authorization", "Bearer nope"}, 401},
+		{"bearer", "GET", "/server_info", [2]string{"Authorization", "Bearer user-k"}, 200},
+		{"scheme in any case", "GET", "/v1/models", [2]string{"Authorization", "bearer user-k"}, 200},
+		{"x-api-key", "GET", "/model_info", [2]string{"X-Api-Key", "user-k"}, 200},
+		{"unknown path is 401 before 404", "GET", "/nope", [2]string{}, 401},
+		{"unknown path with the key", "GET", "/nope", [2]string{"Authorization", "Bearer user-k"}, 404},
+		{"flush_cache wants the admin key", "POST", "/flush_cache", [2]string{"Authorization", "Bearer user-k"}, 401},
+		{"flush_cache with the admin key", "POST", "/flush_cache", [2]string{"Authorization", "Bearer admin-k"}, 200},
+		{"the admin key is not the api key", "GET", "/server_info", [2]string{"Authorization", "Bearer admin-k"}, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(tt.method, p.url(tt.path), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.header[0] != "" {
+				req.Header.Set(tt.header[0], tt.header[1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("%s %s: got %d, want %d", tt.method, tt.path, resp.StatusCode, tt.want)
+			}
+		})
+	}
+}

@@ -83,6 +83,16 @@ func waitHealthy(t *testing.T, port int) {
 	})
 }
 
+// waitReadyState waits until the runtime state of profile's launch says
+// it is ready, which serve records just after /health turns 200.
+func waitReadyState(t *testing.T, e *testEnv, profile string) {
+	t.Helper()
+	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
+		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], profile+".json"))
+		return err == nil && strings.Contains(string(b), `"ready_at"`)
+	})
+}
+
 // handEnv is a minimal environment for a hand-started server.
 func handEnv(simDir string, kv ...string) map[string]string {
 	m := map[string]string{"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "PYTHONPATH": simDir, "SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_WARMUP_SECONDS": "0.1"}
@@ -315,16 +325,14 @@ func TestVerifyReferenceScenario(t *testing.T) {
 	_ = srv.Wait()
 
 	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
-	waitHealthy(t, port)
+	// /health turns 200 a moment before serve records ready_at; verify
+	// says "still loading" until it has.
+	waitReadyState(t, e, "kimi-on-sim")
 	stdout, stderr, code = e.Run("verify", "--record", rec.ID, "--pid", strconv.Itoa(p.Cmd.Process.Pid))
 	if code != 0 {
 		t.Errorf("verify of sglaunch serve (via sglaunch's pid): exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
 	// With no target, verify finds the launch through its runtime state.
-	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
-		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json"))
-		return err == nil && strings.Contains(string(b), `"ready_at"`)
-	})
 	stdout, stderr, code = e.Run("verify", "--record", rec.ID)
 	if code != 0 || !strings.Contains(stdout, "MATCH: every perf-relevant setting") {
 		t.Errorf("verify through the runtime state: exit %d, want 0\n%s%s", code, stdout, stderr)
@@ -402,4 +410,58 @@ func TestPreflightRefusesSiteOverride(t *testing.T) {
 	if !lineWith(stdout, "FAIL", "python start-up", "NCCL_ALGO=Tree (the plan says Ring) by "+site+":2") {
 		t.Errorf("preflight does not fail on the site hook:\n%s", stdout)
 	}
+}
+
+// TestVerifyAPIKeyServerReadsServerInfo pins a bug: verify asked
+// /server_info without the server's --api-key, so against a server
+// started with one it printed "server_info unavailable: ... 401
+// Unauthorized" and compared nothing the server says about itself.
+func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
+	const key = "sk-e2e-verify"
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port)+"  api-key: "+key+"\n")
+	// The kimi model paths do not exist here: preflight would refuse.
+	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
+	waitReadyState(t, e, "kimi-on-sim")
+	// The sim enforces the key as SGLang does.
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/server_info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("/server_info without the key: got %d, want 401", resp.StatusCode)
+	}
+	for _, target := range [][]string{
+		nil, // the running launch, from its runtime state
+		{"--pid", strconv.Itoa(p.Cmd.Process.Pid)},
+		{"--url", "http://127.0.0.1:" + strconv.Itoa(port)},
+	} {
+		t.Run(strings.Join(target, "="), func(t *testing.T) {
+			stdout, stderr, code := e.Run(append([]string{"verify", "--profile", "kimi-on-sim", "--json"}, target...)...)
+			if code != 0 {
+				t.Fatalf("verify: exit %d, want 0\n%s%s", code, stdout, stderr)
+			}
+			var report struct {
+				Observed struct {
+					Endpoint string `json:"server_info_endpoint"`
+					Err      string `json:"server_info_error"`
+					Version  string `json:"server_version"`
+				} `json:"observed"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+				t.Fatal(err)
+			}
+			if o := report.Observed; o.Endpoint != "/server_info" || o.Err != "" || o.Version == "" {
+				t.Errorf("got server_info from %q (version %q, error %q), want it read from /server_info", o.Endpoint, o.Version, o.Err)
+			}
+			text, _, _ := e.Run(append([]string{"verify", "--profile", "kimi-on-sim"}, target...)...)
+			if strings.Contains(stdout+text, key) {
+				t.Errorf("the report shows the API key:\n%s\n%s", text, stdout)
+			}
+		})
+	}
+	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+	p.Wait(t, commandTimeout)
 }

@@ -1,6 +1,9 @@
 package verify
 
 import (
+	"encoding/json"
+
+	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -42,4 +45,26 @@ func FromPlan(p *plan.Plan, label string) Expected {
 		e.Env[v.Name] = v.Value
 	}
 	return e
+}
+
+// MarshalJSON writes the plan with secret values masked (--api-key,
+// HF_TOKEN...): verify --json output is for people and logs.
+func (e Expected) MarshalJSON() ([]byte, error) {
+	type plain Expected
+	p := plain(e)
+	p.Argv = redact.Argv(e.Argv)
+	p.Env = redactEnv(e.Env)
+	return json.Marshal(p)
+}
+
+// redactEnv is a copy of env with secret values masked.
+func redactEnv(env map[string]string) map[string]string {
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		out[k] = redact.Value(k, v)
+	}
+	return out
 }

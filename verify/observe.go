@@ -3,16 +3,15 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -30,6 +29,16 @@ type Process struct {
 	// NCCLConf lists what NCCL's config files would fill in for this
 	// process's environment.
 	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
+}
+
+// MarshalJSON writes the process with secret values masked in its argv
+// and environment, as the text report shows them.
+func (p Process) MarshalJSON() ([]byte, error) {
+	type plain Process
+	q := plain(p)
+	q.Argv = redact.Argv(p.Argv)
+	q.Env = redactEnv(p.Env)
+	return json.Marshal(q)
 }
 
 // Observation is what verify saw of a live deployment.
@@ -56,8 +65,15 @@ func (o *Observation) Server() (Process, bool) {
 
 // Observe reads the deployment whose server is pid (0: none, only url)
 // and whose HTTP address is url ("" when unknown). managed names the
-// variables the site probe watches.
+// variables the site probe watches. /server_info is asked with the
+// server's own --api-key when its command line tells it.
 func Observe(ctx context.Context, pid int, url string, managed []string) (*Observation, error) {
+	return observe(ctx, pid, url, managed, "")
+}
+
+// observe is Observe with apiKey, the bearer token to use when the
+// server's command line does not tell it ("": none).
+func observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
 	o := &Observation{ServerPID: pid, URL: url, Site: []SiteChange{}}
 	if pid > 0 {
 		if !proc.Alive(pid) {
@@ -73,9 +89,27 @@ func Observe(ctx context.Context, pid int, url string, managed []string) (*Obser
 		o.probeSite(ctx, managed)
 	}
 	if url != "" {
-		o.serverInfo(ctx)
+		if srv, ok := o.Server(); ok {
+			if k := argvAPIKey(srv.Argv); k != "" {
+				apiKey = k
+			}
+		}
+		o.serverInfo(ctx, apiKey)
 	}
 	return o, nil
+}
+
+// argvAPIKey is the --api-key an SGLang command line (or a plan's argv)
+// gives, "" when none or when it is masked.
+func argvAPIKey(argv []string) string {
+	key := ""
+	if v := plan.FlagMap(plan.ArgvTail(argv), true)["--api-key"]; len(v) > 0 {
+		key = v[len(v)-1]
+	}
+	if key == redact.Mask {
+		return ""
+	}
+	return key
 }
 
 func readProcess(pid int) Process {
@@ -131,53 +165,17 @@ func (o *Observation) probeSite(ctx context.Context, managed []string) {
 }
 
 // serverInfo asks the server for its parsed arguments: /server_info, or
-// /get_server_info on older SGLang.
-func (o *Observation) serverInfo(ctx context.Context) {
-	var lastErr error
-	for _, path := range []string{"/server_info", "/get_server_info"} {
-		info, err := getJSON(ctx, o.URL+path)
-		if err == nil {
-			o.ServerInfo, o.ServerInfoAt = info, path
-			if v, ok := info["version"].(string); ok {
-				o.Version = v
-			}
-			return
-		}
-		lastErr = err
-		if !errors.Is(err, errNotFound) {
-			break
-		}
-	}
-	o.ServerInfoErr = lastErr.Error()
-}
-
-var errNotFound = errors.New("not found")
-
-func getJSON(ctx context.Context, url string) (map[string]any, error) {
-	ctx, cancel := context.WithTimeout(ctx, serverInfoTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// /get_server_info on older SGLang, with apiKey as the bearer token.
+func (o *Observation) serverInfo(ctx context.Context, apiKey string) {
+	c := sglangapi.New(o.URL, sglangapi.Options{APIKey: apiKey, InfoTimeout: serverInfoTimeout})
+	defer c.Close()
+	info, path, err := c.ServerInfo(ctx)
 	if err != nil {
-		return nil, err
+		o.ServerInfoErr = err.Error()
+		return
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
+	o.ServerInfo, o.ServerInfoAt = info, path
+	if v, ok := info["version"].(string); ok {
+		o.Version = v
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("GET %s: %w", url, errNotFound)
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, fmt.Errorf("GET %s: %w", url, err)
-	}
-	return m, nil
 }

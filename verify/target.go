@@ -14,6 +14,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/runstate"
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -31,6 +32,11 @@ type Target struct {
 	Profile string // with no other target: pick this profile's launch
 	// RuntimeDir holds the runtime state files.
 	RuntimeDir string
+	// APIKey is the bearer token for the server's API when neither the
+	// server's command line nor the expected plan tells it (a remote
+	// --url, a record's redacted plan); sglaunch passes OPENAI_API_KEY,
+	// as bench --url does.
+	APIKey string
 }
 
 // Located is the server a target resolved to.
@@ -39,6 +45,9 @@ type Located struct {
 	URL       string
 	State     *runstate.State // the sglaunch launch, when one is known
 	How       string          // how it was found, for the report
+	// APIKey is the bearer token verify's requests carry ("": none); Run
+	// sets it. SGLang leaves /health open, so CheckReady works without.
+	APIKey string
 }
 
 // Locate finds the server process and its HTTP address.
@@ -153,27 +162,24 @@ func CheckReady(ctx context.Context, l *Located) error {
 	if l.URL == "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.URL+"/health", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		if l.ServerPID > 0 && proc.Alive(l.ServerPID) {
-			return fmt.Errorf("server pid %d runs but %s does not answer (%v): it is %w; verify once it is ready", l.ServerPID, l.URL, err, ErrLoading)
-		}
-		if l.ServerPID == 0 {
-			return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
-		}
-		return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
-	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusServiceUnavailable {
+	c := sglangapi.New(l.URL, sglangapi.Options{APIKey: l.APIKey, HealthTimeout: healthTimeout})
+	defer c.Close()
+	err := c.Health(ctx)
+	switch code := sglangapi.StatusCode(err); {
+	case err == nil:
+		return nil
+	case code == http.StatusServiceUnavailable:
 		return fmt.Errorf("%s/health answers 503: the server is %w (or shutting down); verify once it is ready", l.URL, ErrLoading)
+	case code != 0:
+		// Any other answer: the server is up; what it says about itself
+		// comes from the observation.
+		return nil
+	case l.ServerPID > 0 && proc.Alive(l.ServerPID):
+		return fmt.Errorf("server pid %d runs but %s does not answer (%v): it is %w; verify once it is ready", l.ServerPID, l.URL, err, ErrLoading)
+	case l.ServerPID == 0:
+		return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
 	}
-	return nil
+	return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
 }
 
 func unitMainPID(ctx context.Context, unit string) (int, error) {

@@ -50,7 +50,7 @@ func verifyCommand(e *env) *cli.Command {
 				return inputerr.Errorf("give at most one of --pid, --port, --url, --unit")
 			}
 			target := verify.Target{PID: c.Int("pid"), Port: c.Int("port"), URL: c.String("url"), Unit: c.String("unit"),
-				RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)}
+				RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv), APIKey: e.getenv("OPENAI_API_KEY")}
 			if n == 0 && c.String("profile") != "" {
 				target.Profile = c.String("profile")
 			}

@@ -23,7 +23,8 @@ type Server struct {
 	FailAfter int
 	// Status, when set, answers every request with this HTTP status.
 	Status int
-	// APIKey, when set, is required as a bearer token.
+	// APIKey, when set, is required as a bearer token on every path but
+	// /health, as SGLang's --api-key does.
 	APIKey string
 
 	requests atomic.Int64
@@ -53,6 +54,10 @@ func (s *Server) Arrivals() []time.Time {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
+	if s.APIKey != "" && r.URL.Path != "/health" && r.Header.Get("Authorization") != "Bearer "+s.APIKey {
+		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
 	switch r.URL.Path {
 	case "/health":
 		w.WriteHeader(http.StatusOK)
@@ -66,10 +71,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/generate", "/v1/chat/completions":
 	default:
 		http.NotFound(w, r)
-		return
-	}
-	if s.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.APIKey {
-		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
 		return
 	}
 	s.requests.Add(1)

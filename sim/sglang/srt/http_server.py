@@ -29,6 +29,7 @@ Signals, as SGLang handles them once serving:
 """
 
 import asyncio
+import hmac
 import json
 import os
 import signal
@@ -102,6 +103,7 @@ class SimHttpServer:
         self.access_enabled = level in ("debug", "info", "trace")
         self.access_exclude = tuple(server_args.get("uvicorn_access_log_exclude_prefixes") or ())
         self.api_key = server_args.get("api_key")
+        self.admin_api_key = server_args.get("admin_api_key")
         self._access_lines = []
         self.health_failed = False
         self.routes = {
@@ -134,7 +136,34 @@ class SimHttpServer:
         lines, self._access_lines = self._access_lines, []
         write_all(1, "".join(lines).encode())
 
+    # Endpoints SGLang marks @auth_level(AuthLevel.ADMIN_OPTIONAL).
+    ADMIN_OPTIONAL = frozenset({"/flush_cache"})
+
+    def authorized(self, method, path, headers):
+        """SGLang's decide_request_auth (srt/utils/auth.py): OPTIONS and
+        /health*, /ready*, /metrics* are open; admin-optional endpoints want
+        --admin-api-key when set, else --api-key; the rest want --api-key.
+        A key comes as "Authorization: Bearer KEY" (scheme in any case) or
+        as "x-api-key: KEY"."""
+        if method == "OPTIONS" or path.startswith(("/health", "/ready", "/metrics")):
+            return True
+        want = self.api_key
+        if path in self.ADMIN_OPTIONAL and self.admin_api_key:
+            want = self.admin_api_key
+        if not want:
+            return True
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(token.encode(), want.encode()):
+            return True
+        x_api_key = headers.get("x-api-key", "")
+        return bool(x_api_key) and hmac.compare_digest(x_api_key.encode(), want.encode())
+
     def dispatch(self, conn, method, path, headers, body, t0):
+        # SGLang's auth middleware wraps the router: an unauthorised request
+        # is 401 whatever the path or method.
+        if (self.api_key or self.admin_api_key) and not self.authorized(method, path, headers):
+            conn.json(401, {"error": "Unauthorized"})
+            return
         route = self.routes.get(path)
         if route is None:
             conn.json(404, {"detail": "Not Found"})
@@ -143,10 +172,6 @@ class SimHttpServer:
         if method not in methods:
             conn.json(405, {"detail": "Method Not Allowed"})
             return
-        if self.api_key and not path.startswith("/health") and path != "/metrics":
-            if headers.get("authorization", "") != f"Bearer {self.api_key}":
-                conn.json(401, {"error": "Unauthorized"})
-                return
         try:
             handler(conn, headers, body, t0)
         except BadRequest as e:
