@@ -66,14 +66,9 @@ func (o *Observation) Server() (Process, bool) {
 // Observe reads the deployment whose server is pid (0: none, only url)
 // and whose HTTP address is url ("" when unknown). managed names the
 // variables the site probe watches. /server_info is asked with the
-// server's own --api-key when its command line tells it.
-func Observe(ctx context.Context, pid int, url string, managed []string) (*Observation, error) {
-	return observe(ctx, pid, url, managed, "")
-}
-
-// observe is Observe with apiKey, the bearer token to use when the
-// server's command line does not tell it ("": none).
-func observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
+// server's own --api-key when its command line tells it, else with
+// apiKey ("": none).
+func Observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
 	o := &Observation{ServerPID: pid, URL: url, Site: []SiteChange{}}
 	if pid > 0 {
 		if !proc.Alive(pid) {

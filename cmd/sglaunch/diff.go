@@ -131,7 +131,7 @@ func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (plan.S
 	if err := verify.CheckReady(c.Context, l); err != nil {
 		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
-	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged)
+	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged, e.getenv("OPENAI_API_KEY"))
 	if err != nil {
 		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
