@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
 )
 
 // Generous bounds for commands on a loaded machine.
@@ -91,10 +93,7 @@ func TestRunExternalKillsItsGroup(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	deadline := time.Now().Add(commandBound)
-	for syscall.Kill(pid, 0) == nil {
-		if isZombie(pid) {
-			break
-		}
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the command's child %d outlived it", pid)
@@ -122,23 +121,13 @@ func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	deadline := time.Now().Add(commandBound)
-	for syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("the daemon %d outlived the command", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
 
 func TestRunExternalCancelled(t *testing.T) {

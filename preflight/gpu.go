@@ -15,7 +15,7 @@ func gpuErr(q hostprobe.GPUQuery) error {
 	case q.Run.Err != nil:
 		return q.Run.Err
 	case len(q.GPUs) == 0:
-		return fmt.Errorf("no GPU listed (output %q)", tail(q.Run.Stdout, 2))
+		return fmt.Errorf("no GPU listed (output %q)", hostprobe.Tail(q.Run.Stdout, 2))
 	}
 	return nil
 }

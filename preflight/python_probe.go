@@ -170,20 +170,8 @@ func describeErr(err error, stderr []byte) string {
 			msg = ee.String()
 		}
 	}
-	if t := tail(stderr, 3); t != "" {
+	if t := hostprobe.Tail(stderr, 3); t != "" {
 		msg += ": " + t
 	}
 	return msg
-}
-
-// tail returns the last n lines of b, trimmed, joined by " | ".
-func tail(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return strings.Join(lines, " | ")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
@@ -64,7 +65,7 @@ func TestServeSiteHookDaemonHoldingStdoutBoundedByProbeTimeout(t *testing.T) {
 			if !setsid {
 				for _, pid := range pidsIn(pidFile) {
 					testkit.WaitFor(t, waitTimeout, fmt.Sprintf("the hook's daemon %d to go with the probe", pid), func() bool {
-						return syscall.Kill(pid, 0) != nil || isZombie(pid)
+						return !proc.Alive(pid)
 					})
 				}
 			}
@@ -153,15 +154,4 @@ func pidsIn(path string) []int {
 		}
 	}
 	return out
-}
-
-// isZombie says a process has exited and waits to be reaped (or is gone).
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }

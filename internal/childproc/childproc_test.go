@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
 )
 
 // Generous bounds: the tests run on a loaded 2-core machine, and the bugs
@@ -295,21 +297,11 @@ func waitGone(t *testing.T, pidFile string) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(goneBound)
-	for syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("grandchild %d outlived its group's kill", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }

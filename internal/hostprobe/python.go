@@ -117,7 +117,7 @@ func (m *Memo) Python(ctx context.Context, s PythonSpec) PythonProbe {
 			return p
 		}
 		if err := json.Unmarshal(lastLine(p.Run.Stdout), &p.Facts); err != nil {
-			p.Err = fmt.Errorf("unreadable answer %q: %w", tail(p.Run.Stdout, 2), err)
+			p.Err = fmt.Errorf("unreadable answer %q: %w", Tail(p.Run.Stdout, 2), err)
 		}
 		return p
 	})
@@ -130,8 +130,9 @@ func lastLine(b []byte) []byte {
 	return []byte(lines[len(lines)-1])
 }
 
-// tail returns the last n lines of b, trimmed, joined by " | ".
-func tail(b []byte, n int) string {
+// Tail returns the last n lines of b, trimmed, joined by " | ": a
+// child's output as one line of an error.
+func Tail(b []byte, n int) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

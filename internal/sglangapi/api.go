@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
 // drainBytes is how much of a body is read before a connection is reused
@@ -19,9 +20,15 @@ const drainBytes = 64 << 10
 // gives net/http's error (errors.Is(err, syscall.ECONNREFUSED) while the
 // port is not bound yet, a timeout while a rank hangs).
 func (c *Client) Health(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.health)
+	return c.call(ctx, c.health, http.MethodGet, "/health")
+}
+
+// call sends one bodiless request within timeout and reads the answer to
+// its end (so the connection can be reused); nil means 2xx.
+func (c *Client) call(ctx context.Context, timeout time.Duration, method, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := c.NewRequest(ctx, http.MethodGet, "/health", nil)
+	req, err := c.NewRequest(ctx, method, path, nil)
 	if err != nil {
 		return err
 	}
@@ -33,9 +40,8 @@ func (c *Client) Health(ctx context.Context) error {
 	if err := CheckResponse(resp); err != nil {
 		return err
 	}
-	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", req.URL, err)
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes)); err != nil {
+		return fmt.Errorf("%s %s: %w", method, req.URL, err)
 	}
 	return nil
 }
@@ -142,20 +148,5 @@ func (c *Client) FirstModel(ctx context.Context) (string, error) {
 // endpoint wants the admin key, not --api-key: give that one as
 // Options.APIKey.
 func (c *Client) FlushCache(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.info)
-	defer cancel()
-	req, err := c.NewRequest(ctx, http.MethodPost, "/flush_cache", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if err := CheckResponse(resp); err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
-	return nil
+	return c.call(ctx, c.info, http.MethodPost, "/flush_cache")
 }
