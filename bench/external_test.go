@@ -87,19 +87,7 @@ func TestRunExternalKillsItsGroup(t *testing.T) {
 	if d := time.Since(start); d > commandBound {
 		t.Errorf("took %v", d)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(commandBound)
-	for proc.Alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the command's child %d outlived it", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGone(t, pidFile, "the command's child")
 }
 
 // TestRunExternalDaemonGoesWithIt: a command that exits leaving a daemon
@@ -115,19 +103,7 @@ func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 	if d := time.Since(start); d > commandBound {
 		t.Errorf("took %v", d)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(commandBound)
-	for proc.Alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the daemon %d outlived the command", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGone(t, pidFile, "the command's daemon")
 }
 
 func TestRunExternalCancelled(t *testing.T) {
@@ -153,5 +129,24 @@ func TestTailBuffer(t *testing.T) {
 	tb.Write([]byte("defg"))
 	if tb.String() != "defg" || tb.dropped != 3 {
 		t.Errorf("got %q dropped %d, want defg and 3", tb.String(), tb.dropped)
+	}
+}
+
+// waitGone waits for the process whose pid a command wrote to pidFile to
+// be gone, and kills it and fails the test when it outlives commandBound.
+func waitGone(t *testing.T, pidFile, what string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(commandBound)
+	for proc.Alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("%s %d outlived the command", what, pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -24,26 +24,37 @@ func (c *Client) Health(ctx context.Context) error {
 }
 
 // call sends one bodiless request within timeout and reads the answer to
-// its end (so the connection can be reused); nil means 2xx.
+// its end (so the connection can be reused); nil means 200.
 func (c *Client) call(ctx context.Context, timeout time.Duration, method, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := c.NewRequest(ctx, method, path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(ctx, method, path)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := CheckResponse(resp); err != nil {
-		return err
-	}
 	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes)); err != nil {
-		return fmt.Errorf("%s %s: %w", method, req.URL, err)
+		return fmt.Errorf("%s %s: %w", method, resp.Request.URL, err)
 	}
 	return nil
+}
+
+// send sends one bodiless request; the response is 200 (else a
+// *StatusError, the body closed) and the caller closes its body.
+func (c *Client) send(ctx context.Context, method, path string) (*http.Response, error) {
+	req, err := c.NewRequest(ctx, method, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckResponse(resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
 }
 
 // GetJSON fetches path within the info timeout and decodes its JSON body,
@@ -51,18 +62,12 @@ func (c *Client) call(ctx context.Context, timeout time.Duration, method, path s
 func (c *Client) GetJSON(ctx context.Context, path string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, c.info)
 	defer cancel()
-	req, err := c.NewRequest(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(ctx, http.MethodGet, path)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := CheckResponse(resp); err != nil {
-		return err
-	}
+	req := resp.Request
 	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", req.URL, err)
