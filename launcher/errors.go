@@ -58,10 +58,20 @@ func (e *Error) Error() string {
 		} else {
 			fmt.Fprintf(&b, " %s after start", secs(e.After))
 		}
+		if e.end.signal == syscall.SIGKILL {
+			// Nobody here sent it: SGLang's own end after a failed rank.
+			b.WriteString(" (a crash: SGLang SIGKILLs its own process tree when a rank fails; the rank's traceback is in the output. An OOM kill ends the same way: the kernel log tells)")
+		}
 	default:
 		b.WriteString(e.Reason.Error())
 		if e.Ran {
 			fmt.Fprintf(&b, "; the server %s", e.end)
+			switch {
+			case e.Escalated:
+				b.WriteString(": it did not stop within stop_timeout and sglaunch killed it")
+			case errors.Is(e.Reason, ErrInterrupted) && e.StopSignal != 0 && e.StopSignal != syscall.SIGKILL:
+				b.WriteString(": it drained and stopped by itself")
+			}
 		}
 	}
 	if len(e.Tail) > 0 && !errors.Is(e.Reason, ErrInterrupted) {

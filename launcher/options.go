@@ -17,7 +17,7 @@ type Options struct {
 	LogFile string
 	// Signals are the signals sglaunch receives (the caller registers them
 	// with signal.Notify; a buffered channel). SIGTERM, SIGINT, SIGHUP and
-	// SIGQUIT stop the server: they go to its process group, and after
+	// SIGQUIT stop the server: they go to its main process, and after
 	// the plan's stop_timeout everything left is killed; a second SIGINT
 	// kills at once. SIGWINCH resizes the terminal. SIGURG is never
 	// forwarded; any other signal is forwarded to the group.

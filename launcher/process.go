@@ -248,8 +248,12 @@ func (s *Process) reapLoop() {
 	}
 }
 
-// RequestStop starts stopping the server: sig goes to its process group
-// and the grace period (the plan's stop_timeout) starts. why wraps one of
+// RequestStop starts stopping the server: sig goes to its main process
+// only, and the grace period (the plan's stop_timeout) starts; after it,
+// the group and every process of the tree are SIGKILLed. SGLang's ranks
+// install no SIGTERM handler: a SIGTERM to the whole group kills them at
+// once, the main process's child watchdog sees it and kills the tree, and
+// in-flight requests are cut. The main process alone drains them. why wraps one of
 // the sentinels and becomes the reason Err reports. Later requests only
 // forward their signal.
 func (s *Process) RequestStop(why error, sig syscall.Signal) { s.requestStop(why, sig, -1) }
@@ -269,10 +273,10 @@ func (s *Process) requestStop(why error, sig syscall.Signal, grace time.Duration
 	s.mu.Unlock()
 	if first {
 		s.onStopping("stopping: " + why.Error())
-		s.log.Info(fmt.Sprintf("%s: stopping the server (%s to its process group, SIGKILL after %s)", why, signalName(sig), secs(grace)))
+		s.log.Info(fmt.Sprintf("%s: stopping the server (%s to its main process, SIGKILL to its tree after %s)", why, signalName(sig), secs(grace)))
 	}
 	if sig != 0 {
-		if err := s.proc.signalGroup(sig); err != nil {
+		if err := s.proc.signalMain(sig); err != nil {
 			s.log.Warn(fmt.Sprintf("cannot send %s to the server: %v", signalName(sig), err))
 		}
 	}
@@ -289,7 +293,7 @@ func (s *Process) kill() {
 	s.killOnce.Do(func() { close(s.killNow) })
 }
 
-// Stop stops the server: sig to its process group, grace to exit, then
+// Stop stops the server: sig to its main process, grace to exit, then
 // SIGKILL to the group and to every remaining process of its tree. It
 // returns once no process of the tree is left, with the server's exit
 // status. When ctx ends first, the rest of the grace period is skipped.

@@ -119,6 +119,15 @@ func (p *process) signalGroup(sig syscall.Signal) error {
 	return err
 }
 
+// signalMain sends sig to the server's main process only.
+func (p *process) signalMain(sig syscall.Signal) error {
+	err := syscall.Kill(p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
 // done reports whether the main process has been waited for.
 func (p *process) done() bool {
 	select {

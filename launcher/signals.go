@@ -7,7 +7,7 @@ import (
 
 // signalLoop acts on the signals sglaunch receives until the session
 // ends: SIGTERM, SIGINT, SIGHUP and SIGQUIT stop the server (the signal
-// itself goes to its process group); a second SIGINT kills at once;
+// itself goes to its main process); a second SIGINT kills at once;
 // SIGWINCH resizes the terminal; SIGURG (the Go runtime's preemption
 // signal) and SIGCHLD are sglaunch's own; anything else is forwarded.
 func (s *Process) signalLoop(sigs <-chan os.Signal) {

@@ -73,3 +73,21 @@ func TestOneVerdictFor088And0880(t *testing.T) {
 		t.Errorf("0.88 vs 0.9: got %+v, want one --mem-fraction-static row", rows)
 	}
 }
+
+// TestSPTNoEnv: every plan gives the server SPT_NOENV=1 (issue 10: keep
+// the workers' environments readable), shown with its layer and left out
+// of the fingerprint, so plans and records from before share it.
+func TestSPTNoEnv(t *testing.T) {
+	v := View{Python: "/usr/bin/python3", Module: "m", Argv: []string{"/usr/bin/python3", "-m", "m", "--model-path", "/m"},
+		Env: map[string]string{"NCCL_ALGO": "Ring"}}
+	with := v
+	with.Env = map[string]string{"NCCL_ALGO": "Ring", "SPT_NOENV": "1"}
+	if FingerprintOf(v) != FingerprintOf(with) {
+		t.Error("SPT_NOENV=1 changes the fingerprint")
+	}
+	other := v
+	other.Env = map[string]string{"NCCL_ALGO": "Ring", "SPT_NOENV": "0"}
+	if FingerprintOf(v) == FingerprintOf(other) {
+		t.Error("a profile's own SPT_NOENV=0 is left out of the fingerprint")
+	}
+}

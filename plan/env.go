@@ -22,6 +22,29 @@ func MatchManaged(managed []string, name string) bool {
 	return false
 }
 
+// LauncherEnv are variables sglaunch gives every server it starts unless
+// the profile sets them. They do not change how fast it runs, so the
+// fingerprint leaves them out.
+//
+// SPT_NOENV=1: SGLang titles its schedulers and detokenizer with the
+// setproctitle package (srt/managers/scheduler.py,
+// detokenizer_manager.py), which without SPT_NOENV overwrites the
+// environ area: /proc/PID/environ of every TP worker then reads back as
+// NUL bytes and verify could not read what the ranks run with.
+var LauncherEnv = []EnvVar{
+	{Name: "SPT_NOENV", Value: "1", Raw: "1", From: "sglaunch (keeps the workers' environments readable for verify)"},
+}
+
+// IsLauncherEnv reports whether name=value is one of LauncherEnv.
+func IsLauncherEnv(name, value string) bool {
+	for _, v := range LauncherEnv {
+		if v.Name == name && v.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
 // buildEnv computes the child's environment: sglaunch's own environment
 // minus managed variables (unless inherited on purpose) and systemd's
 // notify variables, plus the plan's variables.
@@ -57,6 +80,12 @@ func (p *Plan) buildEnv(env profiles.Section, raw map[string]string, inherit, en
 	}
 	for _, e := range env {
 		p.Environ = append(p.Environ, e.Name+"="+e.Value.Text)
+	}
+	for _, v := range LauncherEnv {
+		if !set[v.Name] {
+			p.Env = append(p.Env, v)
+			p.Environ = append(p.Environ, v.Name+"="+v.Value)
+		}
 	}
 	slices.SortFunc(p.Dropped, func(a, b Dropped) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -15,7 +15,7 @@ type FingerprintInput struct {
 	// values (none for a bare flag). The last occurrence wins, as in argparse.
 	Args map[string][]string `json:"args"`
 	// Env maps each managed variable to its value as written (secrets
-	// masked, as a record stores them).
+	// masked, as a record stores them), LauncherEnv left out.
 	Env map[string]string `json:"env"`
 }
 
@@ -38,6 +38,9 @@ func PerfInputOf(v View) FingerprintInput {
 	for name, val := range v.Env {
 		if raw, ok := v.EnvRaw[name]; ok {
 			val = raw
+		}
+		if IsLauncherEnv(name, val) {
+			continue
 		}
 		in.Env[name] = val
 	}

@@ -79,7 +79,7 @@ func TestKimiReference(t *testing.T) {
 	if !slices.Equal(serve.Argv, wantServe) {
 		t.Errorf("serve argv:\n got %q\nwant %q", serve.Argv, wantServe)
 	}
-	wantEnv := "NCCL_PROTO=LL NCCL_ALGO=Ring NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 NCCL_BUFFSIZE=16777216 NCCL_NTHREADS=512 SGLANG_ENABLE_SPEC_V2=True"
+	wantEnv := "NCCL_PROTO=LL NCCL_ALGO=Ring NCCL_P2P_LEVEL=SYS NCCL_MAX_NCHANNELS=16 NCCL_BUFFSIZE=16777216 NCCL_NTHREADS=512 SGLANG_ENABLE_SPEC_V2=True SPT_NOENV=1"
 	var gotEnv []string
 	for _, e := range bench.Env {
 		gotEnv = append(gotEnv, e.Name+"="+e.Value)
@@ -124,7 +124,7 @@ func TestHermeticEnv(t *testing.T) {
 	write(t, dir, "h.yaml", "env:\n  NCCL_ALGO: Ring\ninherit_env: [CUDA_VISIBLE_DEVICES]\nmanaged_env: [MY_]\nargs:\n  model-path: /m\n")
 	environ := []string{"PATH=/bin", "NCCL_ALGO=Tree", "NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0,1", "MY_KNOB=1", "NOTIFY_SOCKET=/run/x", "WATCHDOG_USEC=1", "WATCHDOG_PID=2", "LANG=C"}
 	plan := resolve(t, Request{Profile: load(t, []string{dir}, "h"), Mode: ModeServe, Environ: environ})
-	want := []string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=0,1", "LANG=C", "NCCL_ALGO=Ring"}
+	want := []string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=0,1", "LANG=C", "NCCL_ALGO=Ring", "SPT_NOENV=1"}
 	if !slices.Equal(plan.Environ, want) {
 		t.Errorf("environ: got %q, want %q", plan.Environ, want)
 	}

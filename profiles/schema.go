@@ -32,7 +32,7 @@ type Setting struct {
 var Schema = []Setting{
 	{Key: "python", Type: TString, Default: "python3", Doc: "interpreter; resolved to an absolute path"},
 	{Key: "module", Type: TString, Default: "sglang.launch_server", Doc: "module run with python -m"},
-	{Key: "stop_timeout", Type: TDuration, Default: "30s", Doc: "grace between SIGTERM and SIGKILL"},
+	{Key: "stop_timeout", Type: TDuration, Default: "60s", Doc: "grace between the stop signal to the main process and SIGKILL to the tree; SGLang drains in 5 s polls, then gives its schedulers up to 15 s"},
 	{Key: "health.start_timeout", Type: TDuration, Default: "30m", Doc: "budget for the whole load"},
 	{Key: "health.stall_timeout", Type: TDuration, Default: "10m", Doc: "fail when the server prints nothing for this long while loading"},
 	{Key: "health.poll_interval", Type: TDuration, Default: "500ms", Doc: "readiness probe interval"},

@@ -40,7 +40,7 @@ func TestUnitVerifies(t *testing.T) {
 			file: "sglang-demo.service",
 			want: []string{
 				"Type=notify\n", "NotifyAccess=main\n", "KillMode=mixed\n", "Restart=on-failure\n",
-				"TimeoutStartSec=1860s\n", "TimeoutStopSec=60s\n", "WatchdogSec=130s\n",
+				"TimeoutStartSec=1890s\n", "TimeoutStopSec=90s\n", "WatchdogSec=130s\n", // 30m + stop_timeout 60s + 30s; 60s + 30s
 				"LimitNOFILE=1048576\n", "LimitMEMLOCK=infinity\n", "RestartSec=10s\n",
 			},
 			absent: []string{"Environment=", "User="},

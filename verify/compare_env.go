@@ -12,9 +12,15 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// setBySGLang are variables SGLang sets for its own children when unset
-// (FIELD-NOTES); in a descendant whose server lacks them they are not drift.
-var setBySGLang = map[string]bool{"NCCL_CUMEM_ENABLE": true, "NCCL_NVLS_ENABLE": true, "CUDA_DEVICE_MAX_CONNECTIONS": true}
+// envGroup is a variable's group: sglaunch's own launch variables
+// (SPT_NOENV=1) do not change speed, so a deployment started by hand
+// without them has not drifted.
+func envGroup(name, want string) string {
+	if plan.IsLauncherEnv(name, want) {
+		return Neutral
+	}
+	return Perf
+}
 
 // effective is a variable's value as one process sees it, and where that
 // value comes from.
@@ -72,7 +78,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			}
 		}
 		if allMatch {
-			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Match, Expected: show(name, want), Observed: show(name, want), Where: describeWhere(groups)}
+			row := Row{Group: envGroup(name, want), Kind: "env", Setting: name, Status: Match, Expected: show(name, want), Observed: show(name, want), Where: describeWhere(groups)}
 			if w := groups[0].eff.where; strings.HasPrefix(w, "site hook") || strings.HasPrefix(w, "nccl.conf") {
 				row.Note = "not from the environment sglaunch gives"
 			}
@@ -80,12 +86,17 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			continue
 		}
 		for _, g := range groups {
-			row := Row{Group: Perf, Kind: "env", Setting: name, Expected: show(name, want), Where: g.label()}
+			row := Row{Group: envGroup(name, want), Kind: "env", Setting: name, Expected: show(name, want), Where: g.label()}
 			switch {
 			case !g.eff.present:
 				row.Status = Missing
 			case norm(name, g.eff.value) != want:
 				row.Status, row.Observed = Different, show(name, g.eff.value)
+				if set, ok := overwrittenBySGLang(exp, name); ok && !g.hasServer(o.ServerPID) {
+					// SGLang itself replaced the plan's value: what the
+					// workers run with, said as such, not a deployment fault.
+					row.Status, row.Note = Overridden, set.note()
+				}
 			default:
 				continue
 			}
@@ -104,8 +115,8 @@ func compareEnv(exp Expected, o *Observation) []Row {
 				continue
 			}
 			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Extra, Observed: show(name, g.eff.value), Where: g.label()}
-			if setBySGLang[name] && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
-				row.Group, row.Note = Neutral, "set by SGLang for its workers"
+			if set, ok := setBySGLang(name); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
+				row.Group, row.Note = Neutral, set.note()
 			}
 			rows = append(rows, row)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
@@ -26,6 +27,9 @@ type Process struct {
 	Argv   []string          `json:"argv"`
 	Env    map[string]string `json:"env,omitempty"`
 	EnvErr string            `json:"env_error,omitempty"`
+	// EnvUnreadable: the environ area was overwritten (setproctitle), so
+	// the process's variables cannot be known, which is not drift.
+	EnvUnreadable bool `json:"env_unreadable,omitempty"`
 	// NCCLConf lists what NCCL's config files would fill in for this
 	// process's environment.
 	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
@@ -118,6 +122,13 @@ func readProcess(pid int) Process {
 		p.EnvErr = err.Error()
 		return p
 	}
+	if overwritten(env) {
+		// Not "no variables": the variables are there, the kernel just
+		// cannot show them. Comparing nothing beats reporting MISSING.
+		p.EnvErr = fmt.Sprintf("pid %d (%s): environment unreadable: its environ area was overwritten when SGLang retitled it with setproctitle (without SPT_NOENV=1 in the server's environment, /proc/%d/environ reads back as NUL bytes); its variables are not compared. Start the server with SPT_NOENV=1, as sglaunch does, to verify every rank", pid, title(p), pid)
+		p.EnvUnreadable = true
+		return p
+	}
 	p.Env = proc.EnvMap(env)
 	if conf, err := NCCLConf(p.Env); err == nil {
 		p.NCCLConf = conf
@@ -173,4 +184,26 @@ func (o *Observation) serverInfo(ctx context.Context, apiKey string) {
 	if v, ok := info["version"].(string); ok {
 		o.Version = v
 	}
+}
+
+// overwritten reports an environ area that holds no NAME=value entry:
+// setproctitle without SPT_NOENV moves the environment away and clears
+// the area the kernel reads /proc/PID/environ from. Every process SGLang
+// starts has a PATH at least, so an empty environment means this.
+func overwritten(environ []string) bool {
+	for _, kv := range environ {
+		if strings.Contains(kv, "=") {
+			return false
+		}
+	}
+	return true
+}
+
+// title is how a process names itself: its argv[0] (a retitled worker's
+// title), else its comm.
+func title(p Process) string {
+	if len(p.Argv) > 0 && p.Argv[0] != "" {
+		return p.Argv[0]
+	}
+	return p.Comm
 }

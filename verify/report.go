@@ -16,6 +16,9 @@ const (
 	Missing   = "MISSING"
 	Different = "DIFFERENT"
 	Extra     = "EXTRA"
+	// Overridden: SGLang itself replaced the plan's value in its workers
+	// (a documented rewrite, see sglangSets): shown, not drift.
+	Overridden = "OVERRIDDEN"
 )
 
 // Groups of a row: perf-relevant settings decide the verdict; perf-neutral

@@ -24,7 +24,7 @@ func serveCommand(e *env) *cli.Command {
 		Usage: "run the server from a profile and supervise it until it ends (for a terminal or systemd's ExecStart=)",
 		Description: "Prints the effective config, starts the server exactly as planned, waits until /health answers 200\n" +
 			"(sending READY=1 to systemd), then probes it every health.interval. SIGTERM, SIGINT, SIGHUP and SIGQUIT\n" +
-			"stop it: the signal goes to the server's process group, and after stop_timeout everything left is\n" +
+			"stop it: the signal goes to the server's main process (SGLang drains there), and after stop_timeout everything left is\n" +
 			"killed; a second Ctrl-C kills at once. Exits with the server's exit status (128+N when killed by\n" +
 			"signal N), 1 when sglaunch gave up on the server (start timeout, stall, unhealthy), 2 for bad input.\n" +
 			"A stop asked for by SIGTERM, SIGINT or SIGHUP that the server completes by itself (SGLang drains,\n" +
