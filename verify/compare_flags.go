@@ -106,6 +106,9 @@ func siAgrees(u plan.Flag, v any) bool {
 	if u.Spec == nil {
 		return false
 	}
+	if agrees, ok := rewrittenAgrees(u, v); ok {
+		return agrees
+	}
 	switch u.Spec.Action {
 	case "store_true":
 		b, ok := v.(bool)
