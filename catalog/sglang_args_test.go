@@ -72,6 +72,8 @@ func TestChoices(t *testing.T) {
 		{"--quantization", "awq", 0},
 		{"--speculative-draft-model-quantization", "fp8", 0},
 		{"--kv-canary-real-data", "none", 3},
+		// SUPPORTED_LORA_TARGET_MODULES + all, from utils/common.py @ dd458f32.
+		{"--lora-target-modules", "all", 21},
 	}
 	for _, tt := range tests {
 		f, _, _ := a.Resolve(tt.opt)
@@ -82,7 +84,7 @@ func TestChoices(t *testing.T) {
 	if f, _, _ := a.Resolve("--quantization"); f.Choices[0] != "awq" {
 		t.Errorf("--quantization: first choice %q, want awq (no label)", f.Choices[0])
 	}
-	for _, opt := range []string{"--lora-target-modules", "--linear-attn-verify-backend", "--linear-attn-decode-backend"} {
+	for _, opt := range []string{"--linear-attn-verify-backend", "--linear-attn-decode-backend"} {
 		if f, _, _ := a.Resolve(opt); f.Choices != nil {
 			t.Errorf("%s: got choices %v, want none (its list is not in the catalog)", opt, f.Choices)
 		}

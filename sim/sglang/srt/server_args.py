@@ -4,7 +4,8 @@ The parser is built from the catalog of real flags in server_args.json (written
 beside this file when the sim is unpacked), so it accepts, rejects and
 abbreviates exactly what SGLang's own argparse does: unique prefixes work
 (``--tp``), unknown or ambiguous options and bad values exit with status 2
-and argparse's own message, and ``--help`` prints argparse's help.
+and argparse's own message, and ``--help`` prints argparse's help with SGLang's own help texts
+(server_args.py @ dd458f32, carried by the catalog).
 """
 
 import argparse
@@ -194,8 +195,12 @@ def build_parser(catalog):
         deprecated = bool(f.get("deprecated"))
         new_flag = _flag_spelling(f.get("replacement", ""))
         kw = {"dest": dest}
-        if f.get("help"):
-            kw["help"] = f["help"]
+        if f.get("help_suppressed"):
+            kw["help"] = argparse.SUPPRESS
+        elif f.get("help"):
+            # SGLang's own help text (catalog: server_args.py); argparse
+            # %-formats help strings.
+            kw["help"] = f["help"].replace("%", "%%")
         shared = deprecated and dest in catalog.main_dests
         if action == "store_true":
             if deprecated:
