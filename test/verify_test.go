@@ -323,15 +323,19 @@ func TestVerifyReferenceScenario(t *testing.T) {
 
 	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
 	waitHealthy(t, port)
+	// sglaunch records ready_at after its own /health probe answers 200,
+	// which takes about a second (SGLang's health check sleeps 1 s), so
+	// it can come after the probe above: verify through sglaunch's pid
+	// reads that state, so wait for it.
+	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
+		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json"))
+		return err == nil && strings.Contains(string(b), `"ready_at"`)
+	})
 	stdout, stderr, code = e.Run("verify", "--record", rec.ID, "--pid", strconv.Itoa(p.Cmd.Process.Pid))
 	if code != 0 {
 		t.Errorf("verify of sglaunch serve (via sglaunch's pid): exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
 	// With no target, verify finds the launch through its runtime state.
-	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
-		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "kimi-on-sim.json"))
-		return err == nil && strings.Contains(string(b), `"ready_at"`)
-	})
 	stdout, stderr, code = e.Run("verify", "--record", rec.ID)
 	if code != 0 || !strings.Contains(stdout, "MATCH: every perf-relevant setting") {
 		t.Errorf("verify through the runtime state: exit %d, want 0\n%s%s", code, stdout, stderr)

@@ -302,7 +302,7 @@ class SimHttpServer:
                 "Cache not flushed because there are pending requests. "
                 f"#queue-req: 0, #running-req: {len(tm.rid_to_state)}"
             )
-            conn.send_response(400, b"Flush cache failed.\n", "text/plain; charset=utf-8")
+            conn.send_response(400, b"Flush cache failed.\n", None)
             return
         tm.spec_accept_tokens = tm.spec_forward_ct = 0
         sched_logger.info("Cache flushed successfully!")
@@ -310,7 +310,7 @@ class SimHttpServer:
             200,
             b"Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting "
             b"requests, the operation will not be performed.)\n",
-            "text/plain; charset=utf-8",
+            None,  # http_server.py returns a bare Response: no content-type
         )
 
     def metrics(self, conn, headers, body, t0):
