@@ -127,9 +127,9 @@ func randomMarker(t testing.TB) string {
 // simEnv is the environment of a test server: ours minus any SGLANG_* or
 // PYTHON* settings, plus the sim on PYTHONPATH, fast load defaults, and the
 // caller's extra variables (which win). SPT_NOENV=1 keeps the workers'
-// /proc/PID/environ readable under the setproctitle package (as sglaunch's
-// launches do), which processes() relies on; the test of the overwritten
-// environ removes it.
+// /proc/PID/environ readable under the setproctitle package, which
+// processes() relies on; the test of the overwritten environ removes it
+// (sglaunch's own launches do not set it).
 func simEnv(marker string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
