@@ -31,13 +31,32 @@ const (
 	goneBound = 10 * time.Second
 )
 
+// stopWaits scale SGLang's stop timing down by 20, in its proportions:
+// the drain checks every 5 s (0.25), waits up to 15 s for the schedulers
+// (0.75), and the child watchdog looks every second (0.05), so a SIGTERM
+// to the whole group is still caught by the watchdog before the drain
+// ends, as under SGLang. simEnv overrides them.
+var stopWaits = map[string]string{
+	"SGLANG_SIM_DRAIN_POLL_SECONDS":    "0.25",
+	"SGLANG_SIM_SHUTDOWN_WAIT_SECONDS": "0.75",
+	"SGLANG_SIM_WATCHDOG_SECONDS":      "0.05",
+}
+
 // simProfile writes a profile that runs the sim with tp 2 on a free port,
-// with the SGLANG_SIM_* variables in simEnv and extra top-level YAML, and
-// returns the port.
+// with the SGLANG_SIM_* variables in simEnv (over stopWaits) and extra
+// top-level YAML, and returns the port.
 func simProfile(t *testing.T, e *testEnv, name string, simEnv map[string]string, extra string) int {
 	t.Helper()
 	port := testkit.FreePort(t)
 	var env strings.Builder
+	all := make(map[string]string, len(stopWaits)+len(simEnv))
+	for k, v := range stopWaits {
+		all[k] = v
+	}
+	for k, v := range simEnv {
+		all[k] = v
+	}
+	simEnv = all
 	keys := make([]string, 0, len(simEnv))
 	for k := range simEnv {
 		keys = append(keys, k)

@@ -184,12 +184,19 @@ func rankPID(t *testing.T, pid, rank int) int {
 	var found int
 	testkit.WaitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
 		all, _ := proc.All()
-		for p := range all {
+		for p, st := range all {
 			argv, err := proc.Cmdline(p)
-			if err != nil {
+			if err != nil || len(argv) == 0 {
 				continue
 			}
+			// Without setproctitle the worker keeps its argv.
 			if strings.Contains(strings.Join(argv, "\x00"), "sglang.srt.scheduler") && argValue(argv, "--parent") == strconv.Itoa(pid) && argValue(argv, "--tp-rank") == strconv.Itoa(rank) {
+				found = p
+				return true
+			}
+			// With it the argv area holds SGLang's title,
+			// sglang::scheduler_TP1 (the _TPn part only at tp > 1).
+			if st.PPID == pid && strings.HasPrefix(argv[0], "sglang::scheduler") && strings.HasSuffix(strings.Fields(argv[0])[0], "_TP"+strconv.Itoa(rank)) {
 				found = p
 				return true
 			}
