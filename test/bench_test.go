@@ -365,7 +365,7 @@ func TestBenchServerDiesMidRun(t *testing.T) {
 	}
 	allGone(t, descendants)
 	r := onlyRecord(t, e)
-	if r.Status != "failed" || !strings.Contains(r.Error, "workload long") || !strings.Contains(r.Error, "the server ended mid-run: server was killed by SIGKILL") {
+	if r.Status != "failed" || !strings.Contains(r.Error, "workload long") || !strings.Contains(r.Error, "the server ended mid-run: server exited with SIGKILL") {
 		t.Errorf("record status %q error %q, want failed naming the workload", r.Status, r.Error)
 	}
 	var st []string
