@@ -8,31 +8,18 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // The tests of this file pin behaviours the simulator mirrors from SGLang;
 // sim/README.md's fidelity table names the SGLang source of each.
-
-// pythonWithSetproctitle is an interpreter that imports the setproctitle
-// package (Debian's python3-setproctitle; CI installs it): python3 from
-// PATH, or the system's.
-func pythonWithSetproctitle(t *testing.T) string {
-	t.Helper()
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(py, "-c", "import setproctitle").Run() == nil {
-			return py
-		}
-	}
-	t.Fatalf("no python3 imports setproctitle: install python3-setproctitle (CI does)")
-	return ""
-}
 
 // workers returns the server's children by the title /proc/PID/cmdline
 // shows (setproctitle rewrites argv).
@@ -53,7 +40,7 @@ func workers(t *testing.T, p *simProc) map[string]procInfo {
 // from such workers. With SPT_NOENV=1 the environ stays readable.
 func TestSetproctitleOverwritesWorkerEnviron(t *testing.T) {
 	t.Parallel()
-	py := pythonWithSetproctitle(t)
+	py := testkit.PythonWithSetproctitle(t)
 	for _, noenv := range []bool{false, true} {
 		t.Run(fmt.Sprintf("SPT_NOENV=%v", noenv), func(t *testing.T) {
 			t.Parallel()
@@ -105,7 +92,7 @@ func mapsKeys(m map[string]procInfo) func(func(string) bool) {
 // EP parts only for sizes above 1.
 func TestSchedulerTitlesAndPrefixes(t *testing.T) {
 	t.Parallel()
-	py := pythonWithSetproctitle(t)
+	py := testkit.PythonWithSetproctitle(t)
 	tests := []struct {
 		args     []string
 		titles   []string

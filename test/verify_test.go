@@ -472,3 +472,52 @@ func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
 }
+
+// TestVerifyRetitledWorkers pins issue 10's first defect through the real
+// binary and the faithful sim, whose workers retitle themselves with the
+// real setproctitle package as SGLang's do: without SPT_NOENV their
+// /proc/PID/environ reads back as NUL bytes, and verify reported every
+// variable MISSING in every worker, DRIFT on a correct deployment.
+func TestVerifyRetitledWorkers(t *testing.T) {
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	py := testkit.PythonWithSetproctitle(t)
+	e.Profile("kimi-on-sim", strings.Replace(kimiOnSim(t, port), "python: "+testkit.RealPython(t), "python: "+py, 1))
+
+	t.Run("launched by sglaunch: every rank readable, MATCH", func(t *testing.T) {
+		p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
+		waitReadyState(t, e, "kimi-on-sim")
+		stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim")
+		if code != 0 || strings.Contains(stdout, "unreadable") {
+			t.Errorf("verify: exit %d, want 0 with every worker read\n%s%s", code, stdout, stderr)
+		}
+		_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+		p.Wait(t, commandTimeout)
+	})
+
+	t.Run("started by hand without SPT_NOENV: workers unreadable, not MISSING", func(t *testing.T) {
+		argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+		env := handEnv(planEnv["PYTHONPATH"])
+		for k, v := range planEnv {
+			if strings.HasPrefix(k, "NCCL_") || strings.HasPrefix(k, "SGLANG_ENABLE") {
+				env[k] = v
+			}
+		}
+		srv := startByHand(t, argv, env)
+		waitHealthy(t, port)
+		stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+		if code != 0 {
+			t.Errorf("verify: exit %d, want 0 (what could be read matches)\n%s%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "environment unreadable") || !strings.Contains(stdout, "SPT_NOENV=1") {
+			t.Errorf("verify does not say the workers' environments are unreadable:\n%s", stdout)
+		}
+		// SPT_NOENV itself is MISSING (perf-neutral: sglaunch's own); no
+		// variable of the plan is.
+		for _, name := range []string{"NCCL_PROTO", "NCCL_ALGO", "NCCL_NTHREADS", "SGLANG_ENABLE_SPEC_V2"} {
+			if lineWith(stdout, "MISSING", name) {
+				t.Errorf("%s MISSING in an unreadable worker:\n%s", name, stdout)
+			}
+		}
+	})
+}
