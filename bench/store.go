@@ -13,6 +13,13 @@ import (
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
 
+// Modes of what the store writes: records and server logs can hold what
+// the server printed, so only their owner reads them.
+const (
+	FileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
+)
+
 // RecordsDir is where records live under the state directory.
 func RecordsDir(stateDir string) string { return filepath.Join(stateDir, "records") }
 
@@ -58,10 +65,11 @@ func (s *Store) LogPath(r *Record) string {
 }
 
 // Save writes r atomically (a temporary file renamed into place) and
-// returns its path.
+// returns its path. A record holds the server's command line and output,
+// so it is 0600 in a 0700 directory (FileMode, DirMode).
 func (s *Store) Save(r *Record) (string, error) {
 	path := s.Path(r)
-	if err := atomicfile.Write(path, r.JSON(), 0o644); err != nil {
+	if err := atomicfile.Write(path, r.JSON(), FileMode); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	return path, nil
