@@ -207,7 +207,11 @@ func (l *layered) unset(key string) error {
 		}
 		l.args = setEntry(l.args, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Bool, Text: "false", From: "--unset"}}, sameFlag)
 	case strings.HasPrefix(key, "env."):
-		l.env = setEntry(l.env, profiles.Entry{Name: strings.TrimPrefix(key, "env."), Value: profiles.Value{Kind: profiles.Null, From: "--unset"}}, sameName)
+		name := strings.TrimPrefix(key, "env.")
+		if !validEnvName(name) {
+			return inputerr.Errorf("--unset %s: not a valid environment variable name; want letters, digits and _ (one name per --unset)", key)
+		}
+		l.env = setEntry(l.env, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Null, From: "--unset"}}, sameName)
 	default:
 		st, ok := profiles.LookupSetting(key)
 		if !ok {
