@@ -142,7 +142,7 @@ func (e *env) bench(c *cli.Context) error {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
 	if b.plan != nil {
-		fmt.Fprint(e.stderr, b.plan.Text())
+		e.printPlan(b.plan, log)
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
 		}
