@@ -11,6 +11,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/inputfile"
 )
 
 // Modes of what the store writes: records and server logs can hold what
@@ -188,12 +189,19 @@ func (s *Store) Get(ref string) (*Record, error) {
 	return nil, inputerr.Errorf("record %q is %w: it starts %d records (%s); give more of the ID", ref, ErrAmbiguous, len(ids), strings.Join(ids, ", "))
 }
 
+// MaxRecordSize bounds a record file read: a record keeps at most 64 KiB
+// of a command's output and 4 MiB of its result per workload.
+const MaxRecordSize = 64 << 20
+
 // Load reads one record file.
 func Load(path string) (*Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxRecordSize)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
+		}
+		if inputerr.Is(err) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("read record: %w", err)
 	}
