@@ -115,6 +115,32 @@ func TestRunExternalCancelled(t *testing.T) {
 	}
 }
 
+// TestCommandWorkloadOutputLeaksSecret pins issue 12 defect 3: a command
+// workload gets OPENAI_API_KEY (and the plan's other secrets), and its
+// output, stderr and result file went into the record and the terminal
+// unmasked.
+func TestCommandWorkloadOutputLeaksSecret(t *testing.T) {
+	const key = "sk-test-0123456789"
+	w := Workload{Name: "x", Shell: true, Command: []string{
+		`echo "out $OPENAI_API_KEY"; echo "err $OPENAI_API_KEY" >&2; printf '{"key": "%s", "n": 1}' "$OPENAI_API_KEY" > {{.ResultFile}}; echo --token tok-abcdef`}}
+	var live strings.Builder
+	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=" + key}, &live)
+	if err != nil {
+		t.Fatalf("runExternal: %v", err)
+	}
+	for what, text := range map[string]string{"output": res.Output, "live output": live.String(), "result": string(res.Result)} {
+		if strings.Contains(text, key) {
+			t.Errorf("%s holds the key: %q", what, text)
+		}
+	}
+	if !strings.Contains(res.Output, "out <redacted>") || !strings.Contains(res.Output, "err <redacted>") {
+		t.Errorf("output: got %q", res.Output)
+	}
+	if !json.Valid(res.Result) || res.Metrics["n"] != 1 {
+		t.Errorf("result: got %s, metrics %v", res.Result, res.Metrics)
+	}
+}
+
 func TestRedactCommand(t *testing.T) {
 	got := redactCommand([]string{"/bin/sh", "-c", "bench --api-key s3cret --url u", "--token", "t"})
 	want := []string{"/bin/sh", "-c", "bench --api-key <redacted> --url u", "--token", "<redacted>"}

@@ -198,10 +198,10 @@ func (r *run) runLaunched() error {
 	store := r.spec.Store
 	logPath := store.LogPath(rec)
 	rec.Server = &ServerStart{Log: logPath}
-	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(store.Dir, DirMode); err != nil {
 		return r.finish(fmt.Errorf("records directory: %w", err))
 	}
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, FileMode)
 	if err != nil {
 		return r.finish(fmt.Errorf("server log: %w", err))
 	}

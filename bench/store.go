@@ -11,6 +11,14 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/inputfile"
+)
+
+// Modes of what the store writes: records and server logs can hold what
+// the server printed, so only their owner reads them.
+const (
+	FileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
 )
 
 // RecordsDir is where records live under the state directory.
@@ -58,10 +66,11 @@ func (s *Store) LogPath(r *Record) string {
 }
 
 // Save writes r atomically (a temporary file renamed into place) and
-// returns its path.
+// returns its path. A record holds the server's command line and output,
+// so it is 0600 in a 0700 directory (FileMode, DirMode).
 func (s *Store) Save(r *Record) (string, error) {
 	path := s.Path(r)
-	if err := atomicfile.Write(path, r.JSON(), 0o644); err != nil {
+	if err := atomicfile.Write(path, r.JSON(), FileMode); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	return path, nil
@@ -180,12 +189,19 @@ func (s *Store) Get(ref string) (*Record, error) {
 	return nil, inputerr.Errorf("record %q is %w: it starts %d records (%s); give more of the ID", ref, ErrAmbiguous, len(ids), strings.Join(ids, ", "))
 }
 
+// MaxRecordSize bounds a record file read: a record keeps at most 64 KiB
+// of a command's output and 4 MiB of its result per workload.
+const MaxRecordSize = 64 << 20
+
 // Load reads one record file.
 func Load(path string) (*Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxRecordSize)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
+		}
+		if inputerr.Is(err) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("read record: %w", err)
 	}

@@ -106,7 +106,8 @@ func (s *Process) start() error {
 	spared := childrenOfSelf()
 	var file *lockedFile
 	if s.opts.LogFile != "" {
-		f, err := os.OpenFile(s.opts.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		// 0600: the server's output can hold what a masker cannot know.
+		f, err := os.OpenFile(s.opts.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return inputerr.Errorf("log file: %w", err)
 		}

@@ -109,7 +109,7 @@ func checkFlagUse(s subject, u catalog.Use) []Finding {
 // display masks the values of a secret (--api-key); numbers of flags
 // that merely mention tokens (--max-total-tokens) stay visible.
 func display(f *catalog.Flag, v string) string {
-	if f.Type == "str" && redact.IsSecret(f.Name) && v != "" {
+	if f.Type == "str" && redact.IsSecretFlag(f.Name) && v != "" {
 		return redact.Mask
 	}
 	return v

@@ -142,7 +142,7 @@ func (e *env) bench(c *cli.Context) error {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
 	if b.plan != nil {
-		fmt.Fprint(e.stderr, b.plan.Text())
+		e.printPlan(b.plan, log)
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
 		}
@@ -245,7 +245,8 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 
 // redactCommandLine masks secrets in sglaunch's own command line: the
 // values of secret flags (--api-key X, after --) and of --set
-// assignments to secret names (--set env.HF_TOKEN=X).
+// assignments to secret names (--set env.HF_TOKEN=X), however the flag
+// is spelled: Go's flag parsing takes -set, --set, -set=V and --set=V.
 func redactCommandLine(args []string) []string {
 	out := redact.Argv(args)
 	for i := 0; i < len(out); i++ {
@@ -253,20 +254,20 @@ func redactCommandLine(args []string) []string {
 		if a == "--" {
 			break
 		}
-		val, inline := strings.CutPrefix(a, "--set=")
-		if !inline {
-			if a != "--set" || i+1 >= len(out) {
-				continue
-			}
-			i++
-			val = out[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
 		}
-		if key, _, ok := strings.Cut(val, "="); ok && redact.IsSecret(key) {
-			masked := key + "=" + redact.Mask
-			if inline {
-				masked = "--set=" + masked
-			}
-			out[i] = masked
+		name, val, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name != "set" {
+			continue
+		}
+		if inline {
+			out[i] = strings.TrimSuffix(a, val) + redact.Assignment(val)
+			continue
+		}
+		if i+1 < len(out) {
+			i++
+			out[i] = redact.Assignment(out[i])
 		}
 	}
 	return out

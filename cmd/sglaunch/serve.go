@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -54,7 +53,7 @@ func serveCommand(e *env) *cli.Command {
 			if c.IsSet("log-file") {
 				logFile = c.String("log-file")
 			}
-			fmt.Fprint(e.stderr, plan.Text())
+			e.printPlan(plan, log)
 			if c.Bool("dry-run") {
 				return nil
 			}
