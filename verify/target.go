@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -180,6 +181,38 @@ func CheckReady(ctx context.Context, l *Located) error {
 		return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
 	}
 	return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
+}
+
+// CheckPort confirms that the socket behind the located server's local
+// address belongs to the server's own tree: /server_info from another
+// process on the port (a second launch, a leftover) would be compared as
+// if it were this server's. A remote address, or no known pid, is not
+// checked.
+func CheckPort(l *Located) error {
+	if l.ServerPID <= 0 || l.URL == "" {
+		return nil
+	}
+	u, err := url.Parse(l.URL)
+	if err != nil || !isLocal(u.Hostname()) {
+		return nil
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port <= 0 {
+		return nil
+	}
+	err = proc.CheckPortOwner(port, l.ServerPID)
+	var pe *proc.PortError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return fmt.Errorf("%w: %s; the located server (%s) has not bound its port, another process answers there", ErrWrongServer, pe, l.How)
+	case errors.Is(err, proc.ErrNotListening):
+		// It answered, yet no socket is in sight: another network
+		// namespace. Nothing to tell either way.
+		return nil
+	}
+	return err
 }
 
 func unitMainPID(ctx context.Context, unit string) (int, error) {
