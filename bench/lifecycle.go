@@ -56,6 +56,11 @@ type RunSpec struct {
 	// Locate finds, for a URL run, the server on this host and the plan
 	// sglaunch runs it with (verify.Locate); nil: not looked for.
 	Locate func(ctx context.Context, url string) *Located
+	// LaunchID marks the run's command workloads (plan.LaunchIDVar) and
+	// names their scratch directories, so that what they leave after a
+	// kill -9 of sglaunch is found again; the launched server gets it
+	// through Launch.
+	LaunchID string
 	// Record is the record to fill (NewRecord, with argv, versions and
 	// host facts set by the caller).
 	Record *Record
@@ -170,7 +175,7 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ})
+	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
 	err := runner.Check(r.runCtx)
 	if err == nil {
 		rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
@@ -228,7 +233,7 @@ func (r *run) runLaunched() error {
 		}
 	}()
 	runner := r.runner(Target{URL: p.BaseURL(), APIKey: p.APIKey(), Python: p.Python, Environ: p.Environ,
-		Profile: p.Profile, Fingerprint: p.Fingerprint})
+		Profile: p.Profile, Fingerprint: p.Fingerprint, LaunchID: r.spec.LaunchID})
 	runErr := r.withCause(runner.Run(r.runCtx, rec, r.spec.Workloads))
 	close(runDone)
 	if runErr != nil && context.Cause(r.runCtx) == nil {

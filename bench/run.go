@@ -10,6 +10,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // timeNow is the clock records are stamped with; tests replace it.
@@ -25,6 +26,8 @@ type Target struct {
 	Environ     []string
 	Profile     string
 	Fingerprint string
+	// LaunchID marks command workloads as the launch's (plan.LaunchIDVar).
+	LaunchID string
 }
 
 // Runner runs workloads against one server.
@@ -78,7 +81,7 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 		if w.External() {
 			data := TemplateData{URL: r.Target.URL, Model: model, Python: r.Target.Python, Profile: r.Target.Profile, Fingerprint: r.Target.Fingerprint}
 			data.Host, data.Port = hostPort(r.Target.URL)
-			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Output)
+			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Target.LaunchID, r.Output)
 		} else {
 			err = r.runLoad(ctx, client, model, w, &res)
 		}
@@ -126,9 +129,13 @@ func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model stri
 }
 
 // commandEnv is the environment of command workloads: the plan's, with
-// OPENAI_API_KEY set for the server's API key as bench_serving reads it.
+// the launch id, and OPENAI_API_KEY set for the server's API key as
+// bench_serving reads it.
 func (r *Runner) commandEnv() []string {
 	env := append([]string(nil), r.Target.Environ...)
+	if r.Target.LaunchID != "" {
+		env = append(env, plan.LaunchIDVar+"="+r.Target.LaunchID)
+	}
 	if r.Target.APIKey == "" {
 		return env
 	}

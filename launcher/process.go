@@ -114,7 +114,7 @@ func (s *Process) start() error {
 	}
 	s.startedAt = time.Now()
 	s.out = &output{observe: s.opts.Observe, tail: &tail{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
-	cmd := command(s.plan)
+	cmd := command(s.plan, s.opts.LaunchID)
 	var err error
 	if s.opts.Terminal {
 		s.proc, err = startPTY(cmd, s.opts.TTY)

@@ -143,10 +143,15 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	if b.plan != nil {
 		fmt.Fprint(e.stderr, b.plan.Text())
+	}
+	e.sweepLeftovers(b.settings, log)
+	if b.plan != nil {
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
 		}
 	}
+	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
+	defer launch.remove()
 
 	// Only a signal stops a run: a closed stdout must not take the server down.
 	sigs := make(chan os.Signal, 4)
@@ -163,10 +168,10 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
-		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, log),
+		Launch: e.benchLauncher(b, launch, log),
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
@@ -181,26 +186,16 @@ func (e *env) bench(c *cli.Context) error {
 	return nil
 }
 
-// benchLauncher launches the plan's server as serve does, with its
-// runtime state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, log *slog.Logger) bench.LaunchFunc {
+// benchLauncher launches the plan's server as serve does, under the
+// run's launch state, for bench.Run.
+func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger) bench.LaunchFunc {
 	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
-		rs := e.launchState(p, b.settings, log)
 		opts := supervise.Options{
 			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
 			StateDir: statedir.State(b.settings.StateDir, e.getenv),
 		}
-		rs.hooks(&opts)
-		sess, err := supervise.Launch(ctx, p, opts)
-		if err != nil {
-			rs.remove()
-			return nil, err
-		}
-		go func() {
-			<-sess.Done()
-			rs.remove()
-		}()
-		return sess, nil
+		launch.hooks(&opts)
+		return supervise.Launch(ctx, p, opts)
 	}
 }
 
