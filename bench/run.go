@@ -38,6 +38,10 @@ type Runner struct {
 	Progress io.Writer
 	// Output receives command workloads' output as it comes.
 	Output io.Writer
+	// Checkpoint, when set, is called as each workload starts and ends
+	// and after each level, with the record as it stands (the bench life cycle saves
+	// it, so that a killed run keeps what completed).
+	Checkpoint func()
 }
 
 // checkTimeout bounds the reachability probe: above SGLang's 20 s health
@@ -76,29 +80,45 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 	cancel()
 
 	for i, w := range workloads {
-		res := WorkloadResult{Workload: w, Started: timeNow().UTC()}
+		// The result is in the record from the start, so that every
+		// checkpoint shows the levels done so far.
+		rec.Results = append(rec.Results, WorkloadResult{Workload: w, Status: StatusInterrupted, Started: timeNow().UTC()})
+		res := &rec.Results[len(rec.Results)-1]
+		r.checkpoint()
 		var err error
 		if w.External() {
 			data := TemplateData{URL: r.Target.URL, Model: model, Python: r.Target.Python, Profile: r.Target.Profile, Fingerprint: r.Target.Fingerprint}
 			data.Host, data.Port = hostPort(r.Target.URL)
 			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Target.LaunchID, r.Output)
 		} else {
-			err = r.runLoad(ctx, client, model, w, &res)
+			err = r.runLoad(ctx, client, model, w, res)
 		}
 		res.Ended = timeNow().UTC()
 		res.Status = StatusOK
+		for _, l := range res.Levels {
+			if l.Status == StatusPartial {
+				res.Status = StatusPartial
+			}
+		}
 		if err != nil {
 			res.Status, res.Error = StatusFailed, err.Error()
 		}
-		rec.Results = append(rec.Results, res)
 		if err != nil {
 			for _, rest := range workloads[i+1:] {
 				rec.Results = append(rec.Results, WorkloadResult{Workload: rest, Status: StatusSkipped})
 			}
+			r.checkpoint()
 			return fmt.Errorf("workload %s: %w", w.Name, err)
 		}
+		r.checkpoint()
 	}
 	return nil
+}
+
+func (r *Runner) checkpoint() {
+	if r.Checkpoint != nil {
+		r.Checkpoint()
+	}
 }
 
 func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model string, w Workload, res *WorkloadResult) error {
@@ -115,11 +135,18 @@ func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model stri
 		}
 		lr, err := client.Run(ctx, w.Load(lvl, model), lvl, obs)
 		if !lr.Started.IsZero() {
-			rec := LevelRecord{LevelResult: lr}
+			rec := LevelRecord{LevelResult: lr, Status: StatusOK}
+			switch {
+			case err != nil:
+				rec.Status = StatusFailed
+			case lr.Metrics.Failed > 0:
+				rec.Status = StatusPartial
+			}
 			if err == nil {
 				rec.AcceptLength = acceptLength(ctx, client)
 			}
 			res.Levels = append(res.Levels, rec)
+			r.checkpoint()
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", lvl, err)

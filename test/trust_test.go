@@ -188,3 +188,43 @@ func TestCommandWorkloadChildrenSurviveKill9(t *testing.T) {
 		t.Errorf("the next bench does not say what it ended:\n%s", stderr)
 	}
 }
+
+// TestBenchKill9LosesFinishedLevels pins issue 12, defect 6: the record
+// was written only at the end, so a kill -9 of bench lost every finished
+// level. It is saved after each level, status interrupted until the run
+// ends: the killed run's record keeps what completed, and the server
+// dies with sglaunch.
+func TestBenchKill9LosesFinishedLevels(t *testing.T) {
+	e := newEnv(t)
+	port := simProfile(t, e, "killed", fastSim, `bench:
+  workloads:
+    - name: quick
+      input_len: 8
+      output_len: 4
+      concurrency: [1, 2]
+      requests: 2
+    - name: long
+      input_len: 8
+      output_len: 100000
+      requests: 1
+`)
+	p := e.Start("bench", "--profile", "killed")
+	testkit.WaitFor(t, waitTimeout, "the long workload", func() bool {
+		return strings.Contains(p.Stderr(), "quick c=2: 2 ok") || isDone(p)
+	})
+	time.Sleep(300 * time.Millisecond) // the long request is streaming
+	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
+	p.Wait(t, commandTimeout)
+	r := onlyRecord(t, e)
+	if r.Status != "interrupted" || len(r.Workloads) != 2 || r.Workloads[0].Status != "ok" || len(r.Workloads[0].Levels) != 2 || r.Workloads[1].Status != "interrupted" {
+		t.Fatalf("record %s with workloads %+v; want interrupted keeping quick's 2 levels", r.Status, r.Workloads)
+	}
+	if m := r.Workloads[0].Levels[1].Metrics; m["completed"] != 2 || m["median_ttft_ms"] <= 0 {
+		t.Errorf("quick c=2 metrics: %v", m)
+	}
+	testkit.WaitFor(t, goneBound, "the server to die with sglaunch", func() bool { return healthStatus(port) == 0 })
+	stdout, _, _ := e.Run("bench", "list")
+	if !strings.Contains(stdout, "interrupted") || !strings.Contains(stdout, "0/4") {
+		t.Errorf("bench list does not show the interrupted run and its requests:\n%s", stdout)
+	}
+}

@@ -38,14 +38,17 @@ func benchCommand(e *env) *cli.Command {
 			"Workloads: the built-ins decode-1 (one stream, 1024 in / 512 out) and sweep (concurrency 1, 8,\n" +
 			"32, 128), the profile's bench.workloads, or YAML files. Without --workload: the profile's\n" +
 			"workloads, else decode-1. Exit status: 0 ok, 1 the run failed (its record is kept, marked\n" +
-			"failed), 2 bad input, 128+N interrupted by signal N.",
+			"failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N\n" +
+			"interrupted by signal N. The record is saved after every level (status interrupted until the run\n" +
+			"ends), so a run that is killed keeps what completed.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,
 			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "run workload `NAME` or the workloads of a YAML FILE (repeatable, in order)"},
 			&cli.StringFlag{Name: "url", Usage: "benchmark the server already running at `URL` instead of launching one"},
 			&cli.BoolFlag{Name: "keep-running", Usage: "leave the server running (supervised) after the run, until a signal stops it"},
-			&cli.StringFlag{Name: "out", Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"dir"}, Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records); bench list, show and compare read it with the same flag"},
+			&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "allow up to `N` failed requests (or N% of them) before the run fails; the record says partial either way"},
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
@@ -65,6 +68,8 @@ type benchSetup struct {
 	workloads []bench.Workload
 	store     *bench.Store
 	profile   string // with --url: the profile the workloads came from
+	// maxFailures is --max-failures.
+	maxFailures bench.FailureBudget
 }
 
 func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
@@ -105,6 +110,9 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		return nil, err
 	}
 	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
+		return nil, err
+	}
+	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
 		return nil, err
 	}
 	dir := c.String("out")
@@ -169,7 +177,7 @@ func (e *env) bench(c *cli.Context) error {
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
-		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: e.benchLauncher(b, launch, log),
 		Locate: e.locator(b.settings),
