@@ -122,30 +122,27 @@ func (r *Runner) checkpoint() {
 }
 
 func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model string, w Workload, res *WorkloadResult) error {
-	prog := loadgen.NewProgress(r.Progress)
-	if r.Progress == nil {
-		prog = nil
-	} else {
-		prog.Prefix = w.Name
+	var prog loadgen.Observer
+	if r.Progress != nil {
+		p := loadgen.NewProgress(r.Progress)
+		p.Prefix = w.Name
+		prog = p
 	}
 	for _, lvl := range w.Levels() {
-		var obs loadgen.Observer
-		if prog != nil {
-			obs = prog
-		}
+		// The level goes into the record, and the record to disk, before
+		// the progress line says it is done: whatever a kill -9 cuts
+		// short, a level reported done is kept.
+		obs := &recordLevel{next: prog, done: func(lr loadgen.LevelResult) {
+			res.Levels = append(res.Levels, LevelRecord{LevelResult: lr, Status: levelStatus(lr, nil)})
+			r.checkpoint()
+		}}
 		lr, err := client.Run(ctx, w.Load(lvl, model), lvl, obs)
-		if !lr.Started.IsZero() {
-			rec := LevelRecord{LevelResult: lr, Status: StatusOK}
-			switch {
-			case err != nil:
-				rec.Status = StatusFailed
-			case lr.Metrics.Failed > 0:
-				rec.Status = StatusPartial
-			}
+		if obs.ended {
+			l := &res.Levels[len(res.Levels)-1]
+			l.LevelResult, l.Status = lr, levelStatus(lr, err)
 			if err == nil {
-				rec.AcceptLength = acceptLength(ctx, client)
+				l.AcceptLength = acceptLength(ctx, client)
 			}
-			res.Levels = append(res.Levels, rec)
 			r.checkpoint()
 		}
 		if err != nil {
@@ -153,6 +150,40 @@ func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model stri
 		}
 	}
 	return nil
+}
+
+// levelStatus is ok when every request completed, partial when some
+// failed, failed when the level ended with an error.
+func levelStatus(lr loadgen.LevelResult, err error) string {
+	switch {
+	case err != nil || lr.Metrics.Completed == 0:
+		return StatusFailed
+	case lr.Metrics.Failed > 0:
+		return StatusPartial
+	}
+	return StatusOK
+}
+
+// recordLevel hands a level's result to done as soon as it ends, then
+// to the next observer (the progress display).
+type recordLevel struct {
+	next  loadgen.Observer
+	done  func(loadgen.LevelResult)
+	ended bool
+}
+
+func (o *recordLevel) LevelStart(c *loadgen.Counters) {
+	if o.next != nil {
+		o.next.LevelStart(c)
+	}
+}
+
+func (o *recordLevel) LevelEnd(c *loadgen.Counters, lr loadgen.LevelResult) {
+	o.ended = true
+	o.done(lr)
+	if o.next != nil {
+		o.next.LevelEnd(c, lr)
+	}
 }
 
 // commandEnv is the environment of command workloads: the plan's, with

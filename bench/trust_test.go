@@ -115,9 +115,9 @@ func TestKill9LosesFinishedLevels(t *testing.T) {
 	if err := r.Run(t.Context(), rec, []Workload{quick, slow}); err != nil {
 		t.Fatal(err)
 	}
-	// As each of the 2 workloads starts and ends, and after each of the 3
-	// levels.
-	if got := strings.Join(seen, " "); got != "interrupted:0 interrupted:1 interrupted:2 interrupted:2 interrupted:2 interrupted:3 interrupted:3" {
+	// As each of the 2 workloads starts and ends, and twice for each of
+	// the 3 levels: as it ends, and with what the server said after it.
+	if got := strings.Join(seen, " "); got != "interrupted:0 interrupted:1 interrupted:1 interrupted:2 interrupted:2 interrupted:2 interrupted:2 interrupted:3 interrupted:3 interrupted:3" {
 		t.Errorf("checkpoints on disk: %s", got)
 	}
 }
