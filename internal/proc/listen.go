@@ -32,14 +32,9 @@ func (l Listeners) Any() bool { return len(l.PIDs) > 0 || l.Hidden }
 // ListenersOn finds who listens on port.
 func ListenersOn(port int) (Listeners, error) {
 	out := Listeners{Port: port}
-	inodes := map[string]bool{}
-	for _, f := range []string{"net/tcp", "net/tcp6"} {
-		if err := listeningInodes(filepath.Join(Root, f), port, inodes); err != nil && !os.IsNotExist(err) {
-			return out, err
-		}
-	}
-	if len(inodes) == 0 {
-		return out, nil
+	inodes, err := listening(port)
+	if err != nil || len(inodes) == 0 {
+		return out, err
 	}
 	all, err := All()
 	if err != nil {
@@ -47,27 +42,49 @@ func ListenersOn(port int) (Listeners, error) {
 	}
 	found := map[string]bool{}
 	for pid := range all {
-		dir := filepath.Join(Root, strconv.Itoa(pid), "fd")
-		fds, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			link, err := os.Readlink(filepath.Join(dir, fd.Name()))
-			if err != nil || !strings.HasPrefix(link, "socket:[") {
-				continue
-			}
-			if ino := strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"); inodes[ino] {
-				found[ino] = true
-				if !slices.Contains(out.PIDs, pid) {
-					out.PIDs = append(out.PIDs, pid)
-				}
-			}
+		if socketsOf(pid, inodes, found) {
+			out.PIDs = append(out.PIDs, pid)
 		}
 	}
 	slices.Sort(out.PIDs)
 	out.Hidden = len(found) < len(inodes)
 	return out, nil
+}
+
+// listening returns the inodes of the sockets listening on port: from
+// sock_diag, or /proc/net/tcp{,6} where netlink is not to be had.
+func listening(port int) (map[string]bool, error) {
+	if inodes, err := listeningDiag(port); err == nil {
+		return inodes, nil
+	}
+	inodes := map[string]bool{}
+	for _, f := range []string{"net/tcp", "net/tcp6"} {
+		if err := listeningInodes(filepath.Join(Root, f), port, inodes); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	return inodes, nil
+}
+
+// socketsOf reports whether pid holds one of the inodes, adding those it
+// holds to found.
+func socketsOf(pid int, inodes, found map[string]bool) bool {
+	dir := filepath.Join(Root, strconv.Itoa(pid), "fd")
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	holds := false
+	for _, fd := range fds {
+		link, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		if err != nil || !strings.HasPrefix(link, "socket:[") {
+			continue
+		}
+		if ino := strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]"); inodes[ino] {
+			found[ino], holds = true, true
+		}
+	}
+	return holds
 }
 
 // ListeningPID returns the pid of a process holding a TCP socket that
@@ -116,25 +133,41 @@ func (e *PortError) Error() string {
 // ErrNotListening (wrapped) when no socket listens on the port, and a
 // *PortError naming the holder when only other processes hold it.
 func CheckPortOwner(port, root int) error {
+	inodes, err := listening(port)
+	if err != nil {
+		return fmt.Errorf("find who listens on port %d: %w", port, err)
+	}
+	if len(inodes) == 0 {
+		return fmt.Errorf("port %d: %w", port, ErrNotListening)
+	}
+	// The server's own descriptors first (SGLang's main process holds
+	// the listener), then its descendants': the common answer costs one
+	// fd table, not the whole host's.
+	if socketsOf(root, inodes, map[string]bool{}) {
+		return nil
+	}
+	tree := []int{root}
+	if kids, err := Descendants(root); err == nil {
+		tree = append(tree, kids...)
+	}
+	for _, pid := range tree[1:] {
+		if socketsOf(pid, inodes, map[string]bool{}) {
+			return nil
+		}
+	}
 	l, err := ListenersOn(port)
 	if err != nil {
 		return fmt.Errorf("find who listens on port %d: %w", port, err)
 	}
 	if !l.Any() {
-		return fmt.Errorf("port %d: %w", port, ErrNotListening)
-	}
-	tree := map[int]bool{root: true}
-	if kids, err := Descendants(root); err == nil {
-		for _, k := range kids {
-			tree[k] = true
-		}
-	}
-	for _, pid := range l.PIDs {
-		if tree[pid] {
-			return nil
-		}
+		return fmt.Errorf("port %d: %w", port, ErrNotListening) // closed meanwhile
 	}
 	pe := &PortError{Port: port, Root: root, Hidden: l.Hidden}
+	for _, pid := range l.PIDs {
+		if slices.Contains(tree, pid) {
+			return nil // it bound the port meanwhile
+		}
+	}
 	if len(l.PIDs) > 0 {
 		pe.PID = l.PIDs[0]
 		if argv, err := Cmdline(pe.PID); err == nil {

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -128,5 +129,30 @@ func TestIdentity(t *testing.T) {
 	}
 	if (Identity{PID: 1 << 30}).Running() {
 		t.Error("a pid that does not exist passed")
+	}
+}
+
+// TestListeningDiagMatchesProcNet: sock_diag and /proc/net/tcp agree on
+// the listening socket of a port, IPv4 and IPv6.
+func TestListeningDiagMatchesProcNet(t *testing.T) {
+	for _, network := range []string{"tcp4", "tcp6"} {
+		l, err := net.Listen(network, "localhost:0")
+		if err != nil {
+			t.Logf("%s: %v", network, err)
+			continue
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		diag, err := listeningDiag(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procNet := map[string]bool{}
+		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+			_ = listeningInodes(f, port, procNet)
+		}
+		if len(diag) != 1 || len(procNet) != 1 || fmt.Sprint(diag) != fmt.Sprint(procNet) {
+			t.Errorf("%s port %d: sock_diag %v, /proc/net %v", network, port, diag, procNet)
+		}
+		l.Close()
 	}
 }
