@@ -30,6 +30,7 @@ func startPiped(*exec.Cmd, *os.File, *os.File) (*process, error) { return nil, E
 func startPTY(*exec.Cmd, *os.File) (*process, error)             { return nil, ErrUnsupported }
 func pipe() (*os.File, *os.File, error)                          { return nil, nil, ErrUnsupported }
 func (p *process) signalGroup(syscall.Signal) error              { return nil }
+func (p *process) signalMain(syscall.Signal) error               { return nil }
 func (p *process) done() bool                                    { return true }
 func (p *process) resize(*os.File)                               {}
 
