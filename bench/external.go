@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/leftovers"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
@@ -113,8 +114,15 @@ const (
 // own process group, which is killed when it ends, times out or ctx is
 // cancelled (SIGTERM, then SIGKILL after stopGrace), so nothing it
 // started outlives it.
-func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, live io.Writer) (*ExternalResult, error) {
-	dir, err := os.MkdirTemp("", "sglaunch-bench-")
+//
+// The scratch directory's name carries the launch id, so that a later
+// sglaunch removes it if this one is killed before it could.
+func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
+	scratch := leftovers.ScratchPrefix
+	if launchID != "" {
+		scratch += launchID + "-"
+	}
+	dir, err := os.MkdirTemp("", scratch)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", w.Name, err)
 	}

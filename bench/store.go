@@ -78,14 +78,18 @@ func (s *Store) Save(r *Record) (string, error) {
 
 // Entry is one record as listed.
 type Entry struct {
-	ID          string    `json:"id"`
-	Path        string    `json:"path"`
-	Started     time.Time `json:"started"`
-	Status      string    `json:"status"`
-	Profile     string    `json:"profile,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	URL         string    `json:"url,omitempty"`
-	Workloads   []string  `json:"workloads,omitempty"`
+	ID      string    `json:"id"`
+	Path    string    `json:"path"`
+	Started time.Time `json:"started"`
+	Status  string    `json:"status"`
+	// Requests and FailedRequests count the run's measured requests and
+	// those that failed.
+	Requests       int      `json:"requests"`
+	FailedRequests int      `json:"failed_requests"`
+	Profile        string   `json:"profile,omitempty"`
+	Fingerprint    string   `json:"fingerprint,omitempty"`
+	URL            string   `json:"url,omitempty"`
+	Workloads      []string `json:"workloads,omitempty"`
 	// Headline is the run's first level in one phrase (decode rate or
 	// output throughput).
 	Headline string `json:"headline,omitempty"`
@@ -108,6 +112,7 @@ func (s *Store) List() ([]Entry, error) {
 			e.Err = err.Error()
 		} else {
 			e.ID, e.Started, e.Status, e.Profile, e.Fingerprint, e.URL = r.ID, r.Started, r.Status, r.Profile, r.PlanFingerprint(), r.URL
+			e.Requests, e.FailedRequests = r.Requests, r.FailedRequests
 			for _, w := range r.Results {
 				e.Workloads = append(e.Workloads, w.Workload.Name)
 			}

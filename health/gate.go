@@ -43,6 +43,11 @@ type Gate struct {
 	Notifier       *systemd.Notifier // nil: none
 	Logger         *slog.Logger      // status lines; nil: none
 	Estimate       Estimate          // from earlier loads, for the ETA
+	// Confirm, when set, is asked whether a 200 came from the right
+	// server (the one whose load is tracked, not another holding the
+	// port): nil accepts the answer; an error wrapping ErrNotYet keeps
+	// probing; any other error ends the wait with it.
+	Confirm func() error
 
 	mu        sync.Mutex
 	lastProbe string
@@ -57,10 +62,11 @@ func (g *Gate) Wait(ctx context.Context) (time.Time, error) {
 	defer cancel()
 	start := g.Tracker.Start()
 	ready := make(chan time.Time, 1)
+	refused := make(chan error, 1)
 	probing := make(chan struct{})
 	go func() {
 		defer close(probing)
-		g.probeLoop(ctx, ready)
+		g.probeLoop(ctx, ready, refused)
 	}()
 	// No probe outlives Wait.
 	defer func() {
@@ -83,6 +89,8 @@ func (g *Gate) Wait(ctx context.Context) (time.Time, error) {
 		select {
 		case at := <-ready:
 			return at, nil
+		case err := <-refused:
+			return time.Time{}, err
 		case <-ctx.Done():
 			return time.Time{}, context.Cause(ctx)
 		case <-changed:
@@ -153,7 +161,7 @@ func (g *Gate) extend(now time.Time, lastExtend, extendedFor *time.Time) {
 // probeLoop polls until a probe answers 200; connection refused, 503 and
 // timeouts mean "still loading". When the ready line appears the current
 // wait is cut short and probes come quickly for a moment.
-func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
+func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time, refused chan<- error) {
 	var fastMu sync.Mutex
 	var fastUntil time.Time
 	client := &retryablehttp.Client{
@@ -202,9 +210,26 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
 		}
 		kicked := errors.Is(context.Cause(actx), errKick)
 		acancel(nil)
+		answered := timeNow() // the ready time, before the check's own cost
+		if err == nil && g.Confirm != nil {
+			switch cerr := g.Confirm(); {
+			case cerr == nil:
+			case errors.Is(cerr, ErrNotYet):
+				g.noteProbe("answered 200, but " + cerr.Error())
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(g.PollInterval):
+				}
+				continue
+			default:
+				refused <- cerr
+				return
+			}
+		}
 		switch {
 		case err == nil:
-			ready <- timeNow()
+			ready <- answered
 			return
 		case ctx.Err() != nil:
 			return

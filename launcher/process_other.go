@@ -24,7 +24,7 @@ type process struct {
 	exitedAt time.Time
 }
 
-func command(p *plan.Plan) *exec.Cmd { return exec.Command(p.Argv[0], p.Argv[1:]...) }
+func command(p *plan.Plan, _ string) *exec.Cmd { return exec.Command(p.Argv[0], p.Argv[1:]...) }
 
 func startPiped(*exec.Cmd, *os.File, *os.File) (*process, error) { return nil, ErrUnsupported }
 func startPTY(*exec.Cmd, *os.File) (*process, error)             { return nil, ErrUnsupported }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/logfile"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
@@ -51,18 +52,18 @@ func (o *output) whileOpen(f func()) {
 	}
 }
 
+// lockedFile is the --log-file; w serialises the writes and reports a
+// full disk once, cutting the log there.
 type lockedFile struct {
-	mu sync.Mutex
-	f  *os.File
+	f *os.File
+	w *logfile.Writer
 }
 
 func (l *lockedFile) write(b []byte) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = l.f.Write(b)
+	_, _ = l.w.Write(b)
 }
 
 // emit passes one block of output on, masked by the stream's masker m:

@@ -209,7 +209,7 @@ func (c *Client) request(ctx context.Context, load Load, outputLen int, rng *ran
 		ctx, cancel = context.WithTimeout(ctx, load.RequestTimeout)
 		defer cancel()
 	}
-	return c.do(ctx, load.API, body(load.API, load.Model, load.InputLen, outputLen, rng), load.InputLen, onToken)
+	return c.do(ctx, load.API, body(load.API, load.Model, load.InputLen, outputLen, rng), load.InputLen, outputLen, onToken)
 }
 
 // runner runs the measured requests of one level.

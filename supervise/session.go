@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/systemd"
@@ -25,6 +27,8 @@ type Session struct {
 	notify  *systemd.Notifier
 	tracker *health.Tracker
 	ready   health.Load
+	// portWarn says once that the port's holder could not be checked.
+	portWarn sync.Once
 }
 
 // Launch starts the plan's server exactly as planned and returns once its
@@ -108,6 +112,7 @@ func (s *Session) waitReady() error {
 		Notifier:       s.notify,
 		Logger:         s.log,
 		Estimate:       est,
+		Confirm:        s.confirmPort,
 	}
 	at, err := gate.Wait(gctx)
 	if err == nil {
@@ -121,7 +126,7 @@ func (s *Session) waitReady() error {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, ErrStartTimeout) || errors.Is(err, ErrStalled) {
+		if errors.Is(err, ErrStartTimeout) || errors.Is(err, ErrStalled) || errors.Is(err, ErrPortTaken) {
 			s.RequestStop(err, syscall.SIGTERM)
 		}
 		<-s.Done()
@@ -143,6 +148,29 @@ func (s *Session) waitReady() error {
 	if err := history.Record(s.plan.Fingerprint, s.ready); err != nil {
 		s.log.Warn("cannot remember the load time: " + err.Error())
 	}
+	return nil
+}
+
+// confirmPort makes sure the 200 came from this server: the socket
+// listening on the plan's port must belong to the server's own tree. A
+// second launch of a running profile, or two benchmarks sharing a port,
+// would otherwise take the other server's answer for their own, tell
+// systemd READY=1 and measure the wrong server.
+func (s *Session) confirmPort() error {
+	port := s.plan.Port()
+	err := proc.CheckPortOwner(port, s.PID())
+	var pe *proc.PortError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return &reason{sentinel: ErrPortTaken, msg: fmt.Sprintf("%s: what answered /health is not this server; stop that process or give this profile another port (args.port)", pe)}
+	case errors.Is(err, proc.ErrNotListening):
+		// The answer came, yet no socket is seen: the listener closed in
+		// between (a server stopping), or it is out of sight.
+		return fmt.Errorf("no socket listens on port %d: %w", port, health.ErrNotYet)
+	}
+	s.portWarn.Do(func() { s.log.Warn("cannot check who holds the port: " + err.Error()) })
 	return nil
 }
 

@@ -88,8 +88,14 @@ func waitHealthy(t *testing.T, port int) {
 func waitReadyState(t *testing.T, e *testEnv, profile string) {
 	t.Helper()
 	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
-		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], profile+".json"))
-		return err == nil && strings.Contains(string(b), `"ready_at"`)
+		files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "*.json"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err == nil && strings.Contains(string(b), `"profile": "`+profile+`"`) && strings.Contains(string(b), `"ready_at"`) {
+				return true
+			}
+		}
+		return false
 	})
 }
 
@@ -375,13 +381,16 @@ func TestServeRefusesSiteOverride(t *testing.T) {
 
 	p := e.Start("serve", "--profile", "hooked", "--skip-preflight", "--allow-site-overrides")
 	waitHealthy(t, port)
+	// /health turns 200 a moment before serve has checked the port's
+	// holder and recorded the launch as ready.
+	waitReadyState(t, e, "hooked")
 	if !strings.Contains(p.Stderr(), "warning: python start-up changes managed variables") {
 		t.Errorf("no warning under --allow-site-overrides:\n%s", p.Stderr())
 	}
 	// verify reports the same hook on the running server.
-	stdout, _, code := e.Run("verify", "--profile", "hooked")
+	stdout, vstderr, code := e.Run("verify", "--profile", "hooked")
 	if code != 1 || !lineWith(stdout, "DIFFERENT", "NCCL_ALGO", "site hook "+site+":2") {
-		t.Errorf("verify: exit %d\n%s", code, stdout)
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, vstderr)
 	}
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)

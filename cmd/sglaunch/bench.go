@@ -38,14 +38,17 @@ func benchCommand(e *env) *cli.Command {
 			"Workloads: the built-ins decode-1 (one stream, 1024 in / 512 out) and sweep (concurrency 1, 8,\n" +
 			"32, 128), the profile's bench.workloads, or YAML files. Without --workload: the profile's\n" +
 			"workloads, else decode-1. Exit status: 0 ok, 1 the run failed (its record is kept, marked\n" +
-			"failed), 2 bad input, 128+N interrupted by signal N.",
+			"failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N\n" +
+			"interrupted by signal N. The record is saved after every level (status interrupted until the run\n" +
+			"ends), so a run that is killed keeps what completed.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,
 			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "run workload `NAME` or the workloads of a YAML FILE (repeatable, in order)"},
 			&cli.StringFlag{Name: "url", Usage: "benchmark the server already running at `URL` instead of launching one"},
 			&cli.BoolFlag{Name: "keep-running", Usage: "leave the server running (supervised) after the run, until a signal stops it"},
-			&cli.StringFlag{Name: "out", Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"dir"}, Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records); bench list, show and compare read it with the same flag"},
+			&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "allow up to `N` failed requests (or N% of them) before the run fails; the record says partial either way"},
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
@@ -65,6 +68,8 @@ type benchSetup struct {
 	workloads []bench.Workload
 	store     *bench.Store
 	profile   string // with --url: the profile the workloads came from
+	// maxFailures is --max-failures.
+	maxFailures bench.FailureBudget
 }
 
 func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
@@ -107,6 +112,9 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
 		return nil, err
 	}
+	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
+		return nil, err
+	}
 	dir := c.String("out")
 	if dir == "" {
 		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
@@ -143,10 +151,15 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	if b.plan != nil {
 		e.printPlan(b.plan, log)
+	}
+	e.sweepLeftovers(b.settings, log)
+	if b.plan != nil {
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
 		}
 	}
+	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
+	defer launch.remove()
 
 	// Only a signal stops a run: a closed stdout must not take the server down.
 	sigs := make(chan os.Signal, 4)
@@ -163,10 +176,10 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
-		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
-		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, log),
+		Launch: e.benchLauncher(b, launch, log),
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
@@ -181,26 +194,16 @@ func (e *env) bench(c *cli.Context) error {
 	return nil
 }
 
-// benchLauncher launches the plan's server as serve does, with its
-// runtime state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, log *slog.Logger) bench.LaunchFunc {
+// benchLauncher launches the plan's server as serve does, under the
+// run's launch state, for bench.Run.
+func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger) bench.LaunchFunc {
 	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
-		rs := e.launchState(p, b.settings, log)
 		opts := supervise.Options{
 			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
 			StateDir: statedir.State(b.settings.StateDir, e.getenv),
 		}
-		rs.hooks(&opts)
-		sess, err := supervise.Launch(ctx, p, opts)
-		if err != nil {
-			rs.remove()
-			return nil, err
-		}
-		go func() {
-			<-sess.Done()
-			rs.remove()
-		}()
-		return sess, nil
+		launch.hooks(&opts)
+		return supervise.Launch(ctx, p, opts)
 	}
 }
 

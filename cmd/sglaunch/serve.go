@@ -60,6 +60,7 @@ func serveCommand(e *env) *cli.Command {
 			if err := needsLinux("sglaunch serve"); err != nil {
 				return err
 			}
+			e.sweepLeftovers(s, log)
 			if err := e.beforeLaunch(c, plan, log); err != nil {
 				return err
 			}
@@ -68,7 +69,7 @@ func serveCommand(e *env) *cli.Command {
 				Options:  launcher.Options{Stdout: e.stdout, Stderr: e.stderr, Logger: log, LogFile: logFile},
 				StateDir: statedir.State(s.StateDir, e.getenv),
 			}
-			state := e.launchState(plan, s, log)
+			state := e.newLaunch(plan, plan.Mode, "", s, log)
 			state.hooks(&opts)
 			defer state.remove()
 			return serve(c.Context, e, plan, opts)
