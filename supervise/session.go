@@ -130,7 +130,7 @@ func (s *Session) waitReady() error {
 			s.RequestStop(err, syscall.SIGTERM)
 		}
 		<-s.Done()
-		return s.Err()
+		return s.withPortHolder(s.Err())
 	}
 
 	s.tracker.Finish()
@@ -150,6 +150,31 @@ func (s *Session) waitReady() error {
 	}
 	return nil
 }
+
+// withPortHolder adds, to a server that ended during the load, who holds
+// its port when another process does: a server that cannot bind its port
+// exits ("address already in use"), and the holder is the reason.
+func (s *Session) withPortHolder(err error) error {
+	if !errors.Is(err, ErrExited) {
+		return err
+	}
+	var pe *proc.PortError
+	if errors.As(proc.CheckPortOwner(s.plan.Port(), s.PID()), &pe) {
+		return &portHeld{holder: pe, err: err}
+	}
+	return err
+}
+
+// portHeld is a load that failed while another process held the port.
+type portHeld struct {
+	holder *proc.PortError
+	err    error
+}
+
+func (e *portHeld) Error() string {
+	return e.holder.Error() + "; the server could not have it: " + e.err.Error()
+}
+func (e *portHeld) Unwrap() error { return e.err }
 
 // confirmPort makes sure the 200 came from this server: the socket
 // listening on the plan's port must belong to the server's own tree. A
