@@ -56,6 +56,9 @@ func (s *Session) Supervise(ctx context.Context) error {
 
 // onCheck acts on one liveness probe.
 func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
+	if s.opts.Observer != nil {
+		s.opts.Observer.Probe(ProbeLiveness, c)
+	}
 	if c.OK() {
 		if !healthy.Swap(true) {
 			s.log.Info("server healthy again")

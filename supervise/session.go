@@ -57,6 +57,9 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	}
 	lo.OnStopping = func(why string) {
 		s.notify.Stopping(why)
+		if opts.Observer != nil {
+			opts.Observer.Stopping(why)
+		}
 		if opts.OnStopping != nil {
 			opts.OnStopping(why)
 		}
@@ -65,11 +68,24 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	s.tracker = health.NewTracker(timeNow())
 	proc, err := launcher.Start(ctx, p, lo)
 	if err != nil {
+		if opts.Observer != nil {
+			status, code := exitOf(err)
+			opts.Observer.Exited(status, code, err)
+		}
 		return nil, err
 	}
 	s.Process = proc
 	if opts.OnStarted != nil {
 		opts.OnStarted(proc.PID())
+	}
+	if obs := opts.Observer; obs != nil {
+		obs.Started(proc.PID(), proc.StartedAt())
+		go func() {
+			<-proc.Done()
+			err := proc.Err()
+			status, code := exitOf(err)
+			obs.Exited(status, code, err)
+		}()
 	}
 	if err := s.waitReady(); err != nil {
 		return nil, err
@@ -109,6 +125,10 @@ func (s *Session) waitReady() error {
 		Logger:         s.log,
 		Estimate:       est,
 	}
+	if obs := s.opts.Observer; obs != nil {
+		gate.OnProbe = func(c health.Check) { obs.Probe(ProbeReadiness, c) }
+		obs.Loading(s.tracker, est)
+	}
 	at, err := gate.Wait(gctx)
 	if err == nil {
 		// Ready and gone at the same moment counts as gone.
@@ -136,6 +156,9 @@ func (s *Session) waitReady() error {
 	// READY=1 or the healthy line wakes can verify the server at once.
 	if s.opts.OnReady != nil {
 		s.opts.OnReady(s.ready)
+	}
+	if s.opts.Observer != nil {
+		s.opts.Observer.Ready(s.ready)
 	}
 	s.notify.Ready(s.readyStatus())
 	s.log.Info(fmt.Sprintf("healthy after %s%s", health.Secs(s.ready.Duration()), milestones(s.ready.Phases)),
