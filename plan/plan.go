@@ -63,6 +63,9 @@ type Plan struct {
 	StopTimeout time.Duration `json:"-"`
 	// Health are the readiness and liveness settings.
 	Health Health `json:"-"`
+	// StatusAddr is where sglaunch serves its status endpoint
+	// (status_addr, a bare port made loopback); "" when off.
+	StatusAddr string `json:"-"`
 	// Provenance maps args.NAME, env.NAME, python, module, extra and the
 	// settings to the layer each came from.
 	Provenance  map[string]string `json:"provenance"`
