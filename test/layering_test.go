@@ -36,6 +36,7 @@ func TestLayering(t *testing.T) {
 		{"loadgen", []string{"plan", "launcher", "bench"}},
 		{"bench", []string{"supervise"}},
 		{"internal/childproc", []string{"plan", "launcher"}},
+		{"status", []string{"launcher", "supervise", "bench", "internal/childproc", "internal/hostprobe"}},
 	}
 	for _, r := range rules {
 		d, ok := deps[r.pkg]
