@@ -51,6 +51,7 @@ func (s *Session) Supervise(ctx context.Context) error {
 		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
 	}
 	<-s.Done()
+	s.reportExit()
 	return s.Err()
 }
 

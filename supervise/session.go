@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sglaunch/sglaunch/health"
@@ -25,6 +26,10 @@ type Session struct {
 	notify  *systemd.Notifier
 	tracker *health.Tracker
 	ready   health.Load
+	// reportExit tells the Observer how the session ended, once; every
+	// path that returns the end to the caller calls it first, so that
+	// the report is made before sglaunch can exit.
+	reportExit func()
 }
 
 // Launch starts the plan's server exactly as planned and returns once its
@@ -45,7 +50,7 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 		opts.Logger = log
 	}
-	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log)}
+	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log), reportExit: func() {}}
 	lo := opts.Options
 	lo.Observe = func(b []byte) {
 		if s.tracker != nil {
@@ -80,11 +85,14 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	}
 	if obs := opts.Observer; obs != nil {
 		obs.Started(proc.PID(), proc.StartedAt())
-		go func() {
-			<-proc.Done()
+		s.reportExit = sync.OnceFunc(func() {
 			err := proc.Err()
 			status, code := exitOf(err)
 			obs.Exited(status, code, err)
+		})
+		go func() {
+			<-proc.Done()
+			s.reportExit()
 		}()
 	}
 	if err := s.waitReady(); err != nil {
@@ -145,6 +153,7 @@ func (s *Session) waitReady() error {
 			s.RequestStop(err, syscall.SIGTERM)
 		}
 		<-s.Done()
+		s.reportExit()
 		return s.Err()
 	}
 
@@ -198,5 +207,11 @@ func (s *Session) ServerPID() int { return s.PID() }
 // Stop stops the server as a requested stop does: SIGTERM, the plan's
 // stop_timeout, then SIGKILL to everything left. See launcher.Process.Stop.
 func (s *Session) Stop(ctx context.Context) (launcher.ExitStatus, error) {
-	return s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	status, err := s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	select {
+	case <-s.Done():
+		s.reportExit()
+	default:
+	}
+	return status, err
 }
