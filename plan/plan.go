@@ -93,6 +93,17 @@ func (p *Plan) arg(canonical string) (string, bool) {
 	return val, ok
 }
 
+// HasFlag reports whether the server gets an SGLang flag, by canonical
+// name ("--enable-metrics"), from the profile's args or after --.
+func (p *Plan) HasFlag(canonical string) bool {
+	for _, u := range sglangArgs().Split(p.ServerArgs()) {
+		if u.Canonical == canonical {
+			return true
+		}
+	}
+	return false
+}
+
 // Port is the server's HTTP port (SGLang's default 30000).
 func (p *Plan) Port() int {
 	if v, ok := p.arg("--port"); ok {

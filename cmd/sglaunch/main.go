@@ -127,6 +127,7 @@ func commands(e *env) []*cli.Command {
 		preflightCommand(e),
 		verifyCommand(e),
 		diffCommand(e),
+		statusCommand(e),
 	}
 	for _, c := range cmds {
 		setUsageError(c)
