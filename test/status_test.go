@@ -75,8 +75,9 @@ func noSecret(t *testing.T, what, text string) {
 // load, ready and a hang of the server: /readyz is 503 naming the phase
 // while loading, 200 once ready, and 503 again within one liveness
 // interval (plus the slack for the probe's own time) of the hang; /livez
-// stays 200 all along; no secret of the profile (an --api-key, an
-// HF_TOKEN) shows in /status, /metrics or `sglaunch status`.
+// stays 200 all along; /metrics passes the server's sglang:* series
+// through; no secret of the profile (an --api-key, an HF_TOKEN) shows in
+// /status, /metrics or `sglaunch status`.
 func TestServeStatusEndpoint(t *testing.T) {
 	const (
 		interval  = time.Second
@@ -90,10 +91,10 @@ func TestServeStatusEndpoint(t *testing.T) {
 		"SGLANG_SIM_LOAD_SECONDS":     "2",
 		"SGLANG_SIM_HANG_AFTER_READY": fmt.Sprint(hangAfter.Seconds()),
 		"SGLANG_HEALTH_CHECK_TIMEOUT": "600", // a hung probe never returns
-	}, fmt.Sprintf("  api-key: %s\nhealth:\n  interval: %s\n  on_unhealthy: log\nstop_timeout: 3s\n", secretAPIKey, interval))
+	}, fmt.Sprintf("  api-key: %s\n  enable-metrics: true\nhealth:\n  interval: %s\n  on_unhealthy: log\nstop_timeout: 3s\n", secretAPIKey, interval))
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
 	base := "http://" + addr
-	p := e.Start("serve", "--profile", "observed", "--status-addr", addr)
+	p := e.Start("serve", "--profile", "observed", "--status-addr", addr, "--status-proxy-metrics")
 
 	// Loading: alive, not ready, the phase named.
 	testkit.WaitFor(t, waitTimeout, "/livez 200", func() bool {
@@ -104,9 +105,15 @@ func TestServeStatusEndpoint(t *testing.T) {
 	if code != 503 || !strings.HasPrefix(body, "loading: ") {
 		t.Errorf("/readyz during the load: %d %q, want 503 naming the phase", code, body)
 	}
-	out, _, c := e.Run("status", "--profile", "observed")
-	if c != 0 || !strings.Contains(out, "phase         loading: ") {
-		t.Errorf("sglaunch status during the load: exit %d\n%s", c, out)
+	// The runtime state is written once the server runs.
+	var out string
+	testkit.WaitFor(t, waitTimeout, "sglaunch status finds the launch", func() bool {
+		var c int
+		out, _, c = e.Run("status", "--profile", "observed")
+		return c == 0
+	})
+	if !strings.Contains(out, "phase         loading: ") {
+		t.Errorf("sglaunch status during the load:\n%s", out)
 	}
 
 	// Ready.
@@ -128,6 +135,11 @@ func TestServeStatusEndpoint(t *testing.T) {
 	}
 	if !strings.Contains(metrics, `sglaunch_phase{fingerprint="`) || !strings.Contains(statusText, "phase         ready") {
 		t.Errorf("metrics or status text lack the phase:\n%s\n%s", metrics, statusText)
+	}
+	// The server's own series, passed through with the plan's labels.
+	if !strings.Contains(metrics, "sglang:num_running_reqs{") || !strings.Contains(metrics, `profile="observed"`) ||
+		!strings.Contains(metrics, "sglaunch_sglang_metrics_up{") {
+		t.Errorf("/metrics lacks SGLang's series with the profile label:\n%s", metrics)
 	}
 
 	// The hang: /readyz turns 503 within one interval; /livez stays 200.
