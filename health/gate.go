@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/systemd"
 )
 
@@ -48,6 +50,10 @@ type Gate struct {
 	// port): nil accepts the answer; an error wrapping ErrNotYet keeps
 	// probing; any other error ends the wait with it.
 	Confirm func() error
+	// OnProbe, when set, is told how each finished probe ended (Failures
+	// is 0); a probe cut short by the gate itself is not reported. Called
+	// from the probing goroutine; it must not block.
+	OnProbe func(Check)
 
 	mu        sync.Mutex
 	lastProbe string
@@ -164,13 +170,18 @@ func (g *Gate) extend(now time.Time, lastExtend, extendedFor *time.Time) {
 func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time, refused chan<- error) {
 	var fastMu sync.Mutex
 	var fastUntil time.Time
+	// Attempts run one after another on this goroutine's Do: the hook
+	// and CheckRetry of one attempt bracket it.
+	var attempt time.Time
 	client := &retryablehttp.Client{
-		HTTPClient: httpClient(g.URL, g.RequestTimeout),
-		RetryMax:   math.MaxInt32,
+		HTTPClient:     httpClient(g.URL, g.RequestTimeout),
+		RetryMax:       math.MaxInt32,
+		RequestLogHook: func(retryablehttp.Logger, *http.Request, int) { attempt = time.Now() },
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
 			}
+			g.report(attempt, resp, err)
 			if err != nil {
 				g.noteProbe(describe(err))
 				return true, nil
@@ -249,6 +260,17 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time, refused ch
 			}
 		}
 	}
+}
+
+// report tells OnProbe how one attempt ended.
+func (g *Gate) report(started time.Time, resp *http.Response, err error) {
+	if g.OnProbe == nil {
+		return
+	}
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = &sglangapi.StatusError{Code: resp.StatusCode, Status: resp.Status}
+	}
+	g.OnProbe(Check{At: timeNow(), Err: err, Took: time.Since(started)})
 }
 
 func (g *Gate) noteProbe(s string) {

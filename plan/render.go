@@ -77,6 +77,9 @@ func (p *Plan) Text() string {
 		if s.Key == "python" && val != p.Python {
 			val += " -> " + p.Python
 		}
+		if val == "" {
+			val = "(off)"
+		}
 		writeCol(&b, s.Key+" "+val, v.From)
 	}
 	return b.String()

@@ -43,6 +43,8 @@ type Request struct {
 	// SimDir returns the simulator's directory; called only when a value
 	// mentions ${SGLAUNCH_SIM_DIR}.
 	SimDir func() (string, error)
+	// StatusAddr is --status-addr, above every other layer.
+	StatusAddr string
 }
 
 // layered is the plan under construction.
@@ -88,6 +90,7 @@ func Resolve(req Request) (*Plan, error) {
 		{"python", s.Python, "SGLAUNCH_PYTHON"},
 		{"args.host", s.Host, "SGLAUNCH_HOST"},
 		{"args.port", s.Port, "SGLAUNCH_PORT"},
+		{"status_addr", s.StatusAddr, "SGLAUNCH_STATUS_ADDR"},
 	} {
 		if x.val != "" {
 			if err := l.set(x.key, x.val, x.from); err != nil {
@@ -108,6 +111,11 @@ func Resolve(req Request) (*Plan, error) {
 	for _, key := range req.Unsets {
 		if err := l.unset(key); err != nil {
 			return nil, err
+		}
+	}
+	if req.StatusAddr != "" {
+		if err := l.set("status_addr", req.StatusAddr, "--status-addr"); err != nil {
+			return nil, fmt.Errorf("--status-addr %s: %w", req.StatusAddr, err)
 		}
 	}
 	l.env = dropRemoved(l.env)

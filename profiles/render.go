@@ -22,7 +22,7 @@ func (p *Profile) YAML() string {
 	if len(p.Chain) > 0 {
 		fmt.Fprintf(&b, "# extends (applied): %s\n", strings.Join(p.Chain, " <- "))
 	}
-	for _, key := range []string{"python", "module", "stop_timeout"} {
+	for _, key := range []string{"python", "module", "stop_timeout", "status_addr"} {
 		if v, ok := p.Settings[key]; ok {
 			fmt.Fprintf(&b, "%s: %s%s\n", key, Quote(v.Text, v.Kind), comment(v))
 		}

@@ -29,6 +29,10 @@ type Session struct {
 	ready   health.Load
 	// portWarn says once that the port's holder could not be checked.
 	portWarn sync.Once
+	// reportExit tells the Observer how the session ended, once; every
+	// path that returns the end to the caller calls it first, so that
+	// the report is made before sglaunch can exit.
+	reportExit func()
 }
 
 // Launch starts the plan's server exactly as planned and returns once its
@@ -49,7 +53,7 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 		opts.Logger = log
 	}
-	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log)}
+	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log), reportExit: func() {}}
 	lo := opts.Options
 	lo.Observe = func(b []byte) {
 		if s.tracker != nil {
@@ -61,6 +65,9 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	}
 	lo.OnStopping = func(why string) {
 		s.notify.Stopping(why)
+		if opts.Observer != nil {
+			opts.Observer.Stopping(why)
+		}
 		if opts.OnStopping != nil {
 			opts.OnStopping(why)
 		}
@@ -69,11 +76,27 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	s.tracker = health.NewTracker(timeNow())
 	proc, err := launcher.Start(ctx, p, lo)
 	if err != nil {
+		if opts.Observer != nil {
+			status, code := exitOf(err)
+			opts.Observer.Exited(status, code, err)
+		}
 		return nil, err
 	}
 	s.Process = proc
 	if opts.OnStarted != nil {
 		opts.OnStarted(proc.PID())
+	}
+	if obs := opts.Observer; obs != nil {
+		obs.Started(proc.PID(), proc.StartedAt())
+		s.reportExit = sync.OnceFunc(func() {
+			err := proc.Err()
+			status, code := exitOf(err)
+			obs.Exited(status, code, err)
+		})
+		go func() {
+			<-proc.Done()
+			s.reportExit()
+		}()
 	}
 	if err := s.waitReady(); err != nil {
 		return nil, err
@@ -114,6 +137,10 @@ func (s *Session) waitReady() error {
 		Estimate:       est,
 		Confirm:        s.confirmPort,
 	}
+	if obs := s.opts.Observer; obs != nil {
+		gate.OnProbe = func(c health.Check) { obs.Probe(ProbeReadiness, c) }
+		obs.Loading(s.tracker, est)
+	}
 	at, err := gate.Wait(gctx)
 	if err == nil {
 		// Ready and gone at the same moment counts as gone.
@@ -130,6 +157,7 @@ func (s *Session) waitReady() error {
 			s.RequestStop(err, syscall.SIGTERM)
 		}
 		<-s.Done()
+		s.reportExit()
 		return s.withPortHolder(s.Err())
 	}
 
@@ -141,6 +169,9 @@ func (s *Session) waitReady() error {
 	// READY=1 or the healthy line wakes can verify the server at once.
 	if s.opts.OnReady != nil {
 		s.opts.OnReady(s.ready)
+	}
+	if s.opts.Observer != nil {
+		s.opts.Observer.Ready(s.ready)
 	}
 	s.notify.Ready(s.readyStatus())
 	s.log.Info(fmt.Sprintf("healthy after %s%s", health.Secs(s.ready.Duration()), milestones(s.ready.Phases)),
@@ -228,5 +259,11 @@ func (s *Session) ServerPID() int { return s.PID() }
 // Stop stops the server as a requested stop does: SIGTERM, the plan's
 // stop_timeout, then SIGKILL to everything left. See launcher.Process.Stop.
 func (s *Session) Stop(ctx context.Context) (launcher.ExitStatus, error) {
-	return s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	status, err := s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	select {
+	case <-s.Done():
+		s.reportExit()
+	default:
+	}
+	return status, err
 }

@@ -79,7 +79,7 @@ func Unit(plan *plan.Plan, o UnitOptions) (string, error) {
 	w("[Service]")
 	w("Type=notify")
 	w("NotifyAccess=main")
-	w("ExecStart=%s serve --profile %s", execQuote(o.Exe), execQuote(ref))
+	w("ExecStart=%s serve --profile %s%s", execQuote(o.Exe), execQuote(ref), statusAddrArg(plan))
 	if o.User != "" {
 		w("User=%s", o.User)
 	}
@@ -147,4 +147,14 @@ func execQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// statusAddrArg names the status endpoint on the command line when the
+// profile asks for one, so that the unit shows where probes and scrapes
+// go.
+func statusAddrArg(plan *plan.Plan) string {
+	if plan.StatusAddr == "" {
+		return ""
+	}
+	return " --status-addr " + execQuote(plan.StatusAddr)
 }

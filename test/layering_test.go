@@ -38,6 +38,7 @@ func TestLayering(t *testing.T) {
 		{"internal/childproc", []string{"plan", "launcher"}},
 		{"internal/leftovers", []string{"launcher", "supervise", "bench"}},
 		{"internal/logfile", []string{"plan", "launcher"}},
+		{"status", []string{"launcher", "supervise", "bench", "internal/childproc", "internal/hostprobe"}},
 	}
 	for _, r := range rules {
 		d, ok := deps[r.pkg]

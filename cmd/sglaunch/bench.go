@@ -52,7 +52,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
-			skipPreflightFlag, allowSiteFlag,
+			skipPreflightFlag, allowSiteFlag, statusAddrFlag, statusProxyFlag,
 		},
 		Action:      func(c *cli.Context) error { return e.bench(c) },
 		Subcommands: benchRecordCommands(e),
@@ -149,6 +149,10 @@ func (e *env) bench(c *cli.Context) error {
 	if err != nil {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
+	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
+		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")
+	}
+	endpoint := &statusHook{}
 	if b.plan != nil {
 		e.printPlan(b.plan, log)
 	}
@@ -156,6 +160,14 @@ func (e *env) bench(c *cli.Context) error {
 	if b.plan != nil {
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
+		}
+		// A bench that ends with its server serves no status; one that
+		// keeps it running does, as serve would.
+		if c.Bool("keep-running") {
+			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil); err != nil {
+				return err
+			}
+			defer endpoint.close()
 		}
 	}
 	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
@@ -179,7 +191,7 @@ func (e *env) bench(c *cli.Context) error {
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, launch, log),
+		Launch: e.benchLauncher(b, launch, log, endpoint),
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
@@ -196,13 +208,14 @@ func (e *env) bench(c *cli.Context) error {
 
 // benchLauncher launches the plan's server as serve does, under the
 // run's launch state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger) bench.LaunchFunc {
+func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger, endpoint *statusHook) bench.LaunchFunc {
 	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
 		opts := supervise.Options{
 			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
 			StateDir: statedir.State(b.settings.StateDir, e.getenv),
 		}
 		launch.hooks(&opts)
+		endpoint.wire(&opts, launch)
 		return supervise.Launch(ctx, p, opts)
 	}
 }

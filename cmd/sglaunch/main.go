@@ -131,6 +131,7 @@ func commands(e *env) []*cli.Command {
 		preflightCommand(e),
 		verifyCommand(e),
 		diffCommand(e),
+		statusCommand(e),
 	}
 	for _, c := range cmds {
 		setUsageError(c)

@@ -34,7 +34,7 @@ func serveCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the config and exit"},
 			&cli.StringFlag{Name: "log-file", Usage: "also append the server's output to `PATH` (default $SGLAUNCH_LOG_FILE)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
-			skipPreflightFlag, allowSiteFlag,
+			skipPreflightFlag, allowSiteFlag, statusAddrFlag, statusProxyFlag,
 		},
 		Action: func(c *cli.Context) error {
 			plan, s, err := e.loadPlan(c, plan.ModeServe)
@@ -64,13 +64,19 @@ func serveCommand(e *env) *cli.Command {
 			if err := e.beforeLaunch(c, plan, log); err != nil {
 				return err
 			}
-			e.reportBenchmarked(c, plan, log)
+			benchmarked := e.reportBenchmarked(c, plan, log)
 			opts := supervise.Options{
 				Options:  launcher.Options{Stdout: e.stdout, Stderr: e.stderr, Logger: log, LogFile: logFile},
 				StateDir: statedir.State(s.StateDir, e.getenv),
 			}
 			state := e.newLaunch(plan, plan.Mode, "", s, log)
 			state.hooks(&opts)
+			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked)
+			if err != nil {
+				return err
+			}
+			defer endpoint.close()
+			endpoint.wire(&opts, state)
 			defer state.remove()
 			return serve(c.Context, e, plan, opts)
 		},

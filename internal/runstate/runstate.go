@@ -44,6 +44,8 @@ type State struct {
 	NoServer bool   `json:"no_server,omitempty"`
 	Port     int    `json:"port"`
 	URL      string `json:"url"`
+	// StatusURL is the launch's status endpoint (--status-addr), if any.
+	StatusURL string `json:"status_url,omitempty"`
 	// Load is the load's timing: StartedAt is set at launch, the rest
 	// (ReadyAt non-zero) once the server is ready.
 	health.Load

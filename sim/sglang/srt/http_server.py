@@ -339,22 +339,32 @@ class SimHttpServer:
         )
 
     def metrics(self, conn, headers, body, t0):
+        # Names, types and help texts as python/sglang/srt/metrics/collector.py
+        # declares them (SchedulerMetricsCollector, TokenizerMetricsCollector),
+        # in prometheus_client's classic text format.
         if not self.args.get("enable_metrics", False):
             conn.json(404, {"detail": "Not Found"})
             return
         name = self.args.get("served_model_name")
         labels = f'model_name="{name}",engine_type="unified"'
+        throughput = self._internal_states()[0]["last_gen_throughput"]
         lines = [
             "# HELP sglang:num_running_reqs The number of running requests.",
             "# TYPE sglang:num_running_reqs gauge",
             f"sglang:num_running_reqs{{{labels}}} {len(self.tm.rid_to_state)}.0",
+            "# HELP sglang:gen_throughput The generation throughput (token/s).",
+            "# TYPE sglang:gen_throughput gauge",
+            f"sglang:gen_throughput{{{labels}}} {float(throughput)}",
+            "# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV cache pool.",
+            "# TYPE sglang:max_total_num_tokens gauge",
+            f"sglang:max_total_num_tokens{{{labels}}} {self.engine.facts['max_total_num_tokens']}.0",
             "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
             "# TYPE sglang:prompt_tokens_total counter",
             f"sglang:prompt_tokens_total{{{labels}}} {self.tm.prompt_tokens_total}.0",
             "# HELP sglang:generation_tokens_total Number of generation tokens processed.",
             "# TYPE sglang:generation_tokens_total counter",
             f"sglang:generation_tokens_total{{{labels}}} {self.tm.tokens_out}.0",
-            "# HELP sglang:num_requests_total Number of requests finished.",
+            "# HELP sglang:num_requests_total Number of requests processed.",
             "# TYPE sglang:num_requests_total counter",
             f"sglang:num_requests_total{{{labels}}} {self.tm.requests_done}.0",
         ]
