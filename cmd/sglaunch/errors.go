@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
 // statusError ends sglaunch with a given exit status, e.g. the server's.
@@ -30,7 +32,8 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return inputerr.Errorf("%s", msg)
 }
 
-// exitStatus prints err (if any) and maps it to an exit status.
+// exitStatus prints err (if any) and maps it to an exit status. In the
+// journal the error is stored at priority 3, as the logger's errors are.
 func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -38,11 +41,11 @@ func exitStatus(err error, stderr io.Writer) int {
 	var se *statusError
 	if errors.As(err, &se) {
 		if se.msg != "" {
-			fmt.Fprintf(stderr, "sglaunch: %s\n", se.msg)
+			fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+se.msg+"\n"))
 		}
 		return se.code
 	}
-	fmt.Fprintf(stderr, "sglaunch: %v\n", err)
+	fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, fmt.Sprintf("sglaunch: %v\n", err)))
 	if inputerr.Is(err) {
 		return 2
 	}
