@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
 const (
@@ -65,12 +67,18 @@ func (l *lockedFile) write(b []byte) {
 // emit passes one block of output on: to dst, the log file, the tail and
 // the tracker. A write error on dst (a closed stdout) is ignored: the
 // relay keeps draining so that the server never blocks on its output.
-func (o *output) emit(dst io.Writer, b []byte) {
+// With jl (dst is the journal), dst gets the block rewritten for the
+// journal; everything else gets it as the server wrote it.
+func (o *output) emit(dst io.Writer, b []byte, jl *journalLines) {
 	if len(b) == 0 {
 		return
 	}
 	b = maskSecrets(b, o.secrets)
-	_, _ = dst.Write(b)
+	if jl != nil {
+		_, _ = dst.Write(jl.format(b))
+	} else {
+		_, _ = dst.Write(b)
+	}
 	o.file.write(b)
 	o.tail.write(b)
 	if o.observe != nil {
@@ -81,9 +89,15 @@ func (o *output) emit(dst io.Writer, b []byte) {
 // relayLines copies a pipe to dst a line at a time: whole lines go out as
 // soon as they arrive; a partial line waits up to partialFlush for the
 // rest. Lines from the two streams therefore never interleave mid-line in
-// the log file or with sglaunch's own lines.
+// the log file or with sglaunch's own lines. When dst is systemd's journal,
+// each line gets a priority by its level (see journalLines); the cost is
+// paid only there.
 func (o *output) relayLines(r *os.File, dst io.Writer) {
 	o.readers = append(o.readers, r)
+	var jl *journalLines
+	if logging.IsJournal(dst) {
+		jl = &journalLines{}
+	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
@@ -103,23 +117,23 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 				end := pending + n
 				if cut := bytes.LastIndexByte(buf[pending:end], '\n'); cut >= 0 {
 					cut += pending + 1
-					o.emit(dst, buf[:cut])
+					o.emit(dst, buf[:cut], jl)
 					pending = copy(buf, buf[cut:end])
 				} else {
 					pending = end
 					if pending == len(buf) {
-						o.emit(dst, buf[:pending])
+						o.emit(dst, buf[:pending], jl)
 						pending = 0
 					}
 				}
 			}
 			if err != nil {
 				if errors.Is(err, os.ErrDeadlineExceeded) {
-					o.emit(dst, buf[:pending])
+					o.emit(dst, buf[:pending], jl)
 					pending = 0
 					continue
 				}
-				o.emit(dst, buf[:pending])
+				o.emit(dst, buf[:pending], jl)
 				return
 			}
 		}
@@ -137,7 +151,7 @@ func (o *output) relayRaw(r *os.File, dst io.Writer) {
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
-				o.emit(dst, buf[:n])
+				o.emit(dst, buf[:n], nil)
 			}
 			if err != nil {
 				// EOF, or EIO: how a pty master reports that every process
