@@ -22,14 +22,14 @@ const (
 type Side struct {
 	Label       string
 	Fingerprint string
-	Python      string              // "" when unknown
-	Module      string              // "" when unknown
+	Python      string // "" when unknown
+	Module      string // "" when unknown
 	// Interpreter is what Python runs, resolved (the file executed and
 	// its venv), where a side knows it: a pyenv shim or a venv symlink
 	// equals the interpreter it runs. Compared instead of Python when
 	// both sides have it.
 	Interpreter string
-	SGLang      string // the SGLang version, "" when unknown
+	SGLang      string              // the SGLang version, "" when unknown
 	Args        map[string][]string // canonical flag → canonical values, perf-neutral included
 	Env         map[string]string   // managed variables (and those the plan sets)
 }
