@@ -137,7 +137,14 @@ func TestRelayToJournal(t *testing.T) {
 	o.relayLines(r, f)
 	o.relayLines(r2, other)
 	line := "[2026-06-01 12:00:00] ERROR:    boom\n"
-	w.Write([]byte(line))
+	// A partial line is not relayed early to the journal, where another
+	// stream's line would be glued to it.
+	w.Write([]byte(line[:10]))
+	time.Sleep(3 * partialFlush)
+	if b, _ := os.ReadFile(f.Name()); len(b) > 0 {
+		t.Errorf("partial line relayed to the journal before its newline: %q", b)
+	}
+	w.Write([]byte(line[10:]))
 	w2.Write([]byte(line))
 	w.Close()
 	w2.Close()

@@ -90,8 +90,8 @@ func (o *output) emit(dst io.Writer, b []byte, jl *journalLines) {
 // soon as they arrive; a partial line waits up to partialFlush for the
 // rest. Lines from the two streams therefore never interleave mid-line in
 // the log file or with sglaunch's own lines. When dst is systemd's journal,
-// each line gets a priority by its level (see journalLines); the cost is
-// paid only there.
+// each line gets a priority by its level (see journalLines), the cost
+// paid only there, and a partial line waits for its newline.
 func (o *output) relayLines(r *os.File, dst io.Writer) {
 	o.readers = append(o.readers, r)
 	var jl *journalLines
@@ -105,7 +105,10 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 		pending := 0
 		deadline := false
 		for {
-			if pending > 0 {
+			// In the journal a partial line waits for its newline in
+			// journald anyway; relayed early, another stream's line
+			// would be glued to it.
+			if pending > 0 && jl == nil {
 				_ = r.SetReadDeadline(time.Now().Add(partialFlush))
 				deadline = true
 			} else if deadline {
