@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -68,23 +69,32 @@ func sglaunchExe() (string, error) {
 		exe = resolved
 	}
 	if temporaryBuild(exe) {
-		return "", inputerr.Errorf("unit: this sglaunch is a temporary `go run` build (%s), deleted when it exits, so the unit could not start it; "+
+		return "", inputerr.Errorf("unit: this sglaunch is a `go run` build (%s), a temporary file (deleted when go run exits, or by the build cache's trimming) that the service could not rely on; "+
 			"install it first (go build -o /usr/local/bin/sglaunch ./cmd/sglaunch) and run that binary's unit command", exe)
 	}
 	return exe, nil
 }
 
 // temporaryBuild reports a binary go run built: .../go-buildNNN/bNNN/exe/NAME
-// under the temporary directory (or GOTMPDIR).
+// under the temporary directory (or GOTMPDIR), or, since Go 1.24, the
+// copy go run keeps in the build cache (GOCACHE/xx/<sha256>-d/NAME),
+// which `go clean -cache` and the cache's own trimming delete.
 func temporaryBuild(exe string) bool {
 	parts := strings.Split(filepath.ToSlash(exe), "/")
+	n := len(parts)
+	if n >= 3 && cachedRunRE.MatchString(parts[n-2]) && len(parts[n-3]) == 2 && strings.HasPrefix(parts[n-2], parts[n-3]) {
+		return true
+	}
 	for i, p := range parts {
-		if strings.HasPrefix(p, "go-build") && i+3 < len(parts) && parts[len(parts)-2] == "exe" {
+		if strings.HasPrefix(p, "go-build") && i+3 < n && parts[n-2] == "exe" {
 			return true
 		}
 	}
 	return false
 }
+
+// cachedRunRE is the directory go run's cached executable sits in.
+var cachedRunRE = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
 
 // unitPlan resolves the plan as the service will: the profile and this
 // environment's interpreter (pinned in the unit), but none of the
