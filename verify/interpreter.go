@@ -125,7 +125,8 @@ func Resolve(ctx context.Context, exp Expected) Expected {
 	if module == "" {
 		module = "sglang.launch_server"
 	}
-	p := (*hostprobe.Memo)(nil).Python(ctx, hostprobe.PythonSpec{Python: exp.Python, Environ: exp.environ(), Module: module, Timeout: probeTimeout})
+	var probes *hostprobe.Memo // nil: asks afresh
+	p := probes.Python(ctx, hostprobe.PythonSpec{Python: exp.Python, Environ: exp.environ(), Module: module, Timeout: probeTimeout})
 	in := interpreterOf(exp.Python, p.Facts.Executable)
 	exp.Interpreter = &in
 	if exp.SGLang == "" && p.Err == nil {
