@@ -2,13 +2,17 @@ package launcher
 
 import (
 	"bytes"
+	"log/slog"
+
+	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
-// Priority prefixes journald reads at the start of a line (sd-daemon(3)).
+// Priority prefixes journald reads at the start of a line (sd-daemon(3)),
+// as sglaunch's own lines carry them.
 var (
-	prioErr  = []byte("<3>")
-	prioWarn = []byte("<4>")
-	prioInfo = []byte("<6>")
+	prioErr  = []byte(logging.Priority(slog.LevelError))
+	prioWarn = []byte(logging.Priority(slog.LevelWarn))
+	prioInfo = []byte(logging.Priority(slog.LevelInfo))
 )
 
 var (
