@@ -78,7 +78,7 @@ func TestErrorMessage(t *testing.T) {
 		{
 			"killed after ready",
 			&Error{Reason: ErrExited, Ran: true, Status: 137, After: time.Minute, end: exit{status: 137, signal: syscall.SIGKILL}},
-			"server was killed by SIGKILL (exit status 137) 60.0s after start",
+			"server was killed by SIGKILL (exit status 137) 60.0s after start (a crash: SGLang SIGKILLs its own process tree when a rank fails; the rank's traceback is in the output. An OOM kill ends the same way: the kernel log tells)",
 		},
 		{
 			"interrupted: no tail",
