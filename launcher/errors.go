@@ -105,16 +105,17 @@ func ExitCode(err error) int {
 	return 1
 }
 
-// StoppedBySignal reports a stop that went as it should: a signal (N)
-// asked the server to stop, and it did so by itself within stop_timeout,
-// ending with N or, as SGLang does after draining its requests, by
-// SIGKILLing its own tree. sglaunch then ends by N too, as a shell's
-// child does, so that systemd records a clean stop rather than a failed
-// unit with status 137 after every `systemctl stop`. A server that had to
-// be killed, or that exited with a status of its own, is not a clean stop.
+// StoppedBySignal reports a requested stop that ended as a stop: a
+// signal (N) asked the server to stop, and it ended by N or by SIGKILL,
+// either its own (SGLang SIGKILLs its own tree after draining) or
+// sglaunch's after stop_timeout (Escalated). sglaunch then ends by N too,
+// as a shell's child does, so that systemd records a clean stop rather
+// than a failed unit with status 137 after `systemctl stop`: the stop was
+// asked for and is done, and the log says when it had to be forced. A
+// server that exited with a status of its own is not a clean stop.
 func StoppedBySignal(err error) (syscall.Signal, bool) {
 	var e *Error
-	if !errors.As(err, &e) || !e.Ran || e.Escalated || e.StopSignal == 0 || !errors.Is(e.Reason, ErrInterrupted) {
+	if !errors.As(err, &e) || !e.Ran || e.StopSignal == 0 || !errors.Is(e.Reason, ErrInterrupted) {
 		return 0, false
 	}
 	n := e.StopSignal

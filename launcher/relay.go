@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/logfile"
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
@@ -69,15 +70,21 @@ func (l *lockedFile) write(b []byte) {
 // emit passes one block of output on, masked by the stream's masker m:
 // to dst, the log file, the tail and the tracker. A write error on dst (a
 // closed stdout) is ignored: the relay keeps draining so that the server
-// never blocks on its output.
-func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte) {
+// never blocks on its output. With jl (dst is the journal), dst gets the
+// block rewritten for the journal; everything else gets it as the server
+// wrote it (masked).
+func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLines) {
 	if len(b) == 0 {
 		return
 	}
 	if b = m.Block(b); len(b) == 0 {
 		return
 	}
-	_, _ = dst.Write(b)
+	if jl != nil {
+		_, _ = dst.Write(jl.format(b))
+	} else {
+		_, _ = dst.Write(b)
+	}
 	o.file.write(b)
 	o.tail.write(b)
 	if o.observe != nil {
@@ -88,9 +95,15 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte) {
 // relayLines copies a pipe to dst a line at a time: whole lines go out as
 // soon as they arrive; a partial line waits up to partialFlush for the
 // rest. Lines from the two streams therefore never interleave mid-line in
-// the log file or with sglaunch's own lines.
+// the log file or with sglaunch's own lines. When dst is systemd's journal,
+// each line gets a priority by its level (see journalLines), the cost
+// paid only there, and a partial line waits for its newline.
 func (o *output) relayLines(r *os.File, dst io.Writer) {
 	o.readers = append(o.readers, r)
+	var jl *journalLines
+	if logging.IsJournal(dst) {
+		jl = &journalLines{}
+	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
@@ -99,7 +112,10 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 		pending := 0
 		deadline := false
 		for {
-			if pending > 0 {
+			// In the journal a partial line waits for its newline in
+			// journald anyway; relayed early, another stream's line
+			// would be glued to it.
+			if pending > 0 && jl == nil {
 				_ = r.SetReadDeadline(time.Now().Add(partialFlush))
 				deadline = true
 			} else if deadline {
@@ -111,24 +127,24 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 				end := pending + n
 				if cut := bytes.LastIndexByte(buf[pending:end], '\n'); cut >= 0 {
 					cut += pending + 1
-					o.emit(dst, m, buf[:cut])
+					o.emit(dst, m, buf[:cut], jl)
 					pending = copy(buf, buf[cut:end])
 				} else {
 					pending = end
 					if pending == len(buf) {
-						o.emit(dst, m, buf[:pending])
+						o.emit(dst, m, buf[:pending], jl)
 						pending = 0
 					}
 				}
 			}
 			if err != nil {
 				if errors.Is(err, os.ErrDeadlineExceeded) {
-					o.emit(dst, m, buf[:pending])
+					o.emit(dst, m, buf[:pending], jl)
 					pending = 0
 					continue
 				}
-				o.emit(dst, m, buf[:pending])
-				o.emit(dst, nil, m.Flush())
+				o.emit(dst, m, buf[:pending], jl)
+				o.emit(dst, nil, m.Flush(), jl)
 				return
 			}
 		}
@@ -147,12 +163,12 @@ func (o *output) relayRaw(r *os.File, dst io.Writer) {
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
-				o.emit(dst, m, buf[:n])
+				o.emit(dst, m, buf[:n], nil)
 			}
 			if err != nil {
 				// EOF, or EIO: how a pty master reports that every process
 				// holding the terminal has gone.
-				o.emit(dst, nil, m.Flush())
+				o.emit(dst, nil, m.Flush(), nil)
 				return
 			}
 		}

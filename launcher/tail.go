@@ -37,7 +37,7 @@ func (t *tail) write(b []byte) {
 }
 
 // lines returns the last n lines, each as a terminal would show it: the
-// text after the last carriage return.
+// text after the last carriage return, without colour escapes.
 func (t *tail) lines(n int) []string {
 	t.mu.Lock()
 	data := string(t.buf)
@@ -55,6 +55,9 @@ func (t *tail) lines(n int) []string {
 		p = strings.TrimRight(p, "\r")
 		if i := strings.LastIndexByte(p, '\r'); i >= 0 {
 			p = p[i+1:]
+		}
+		if strings.IndexByte(p, 0x1b) >= 0 {
+			p = string(appendStripped(nil, []byte(p)))
 		}
 		if len(p) > tailLineMax {
 			p = fmt.Sprintf("%s... [%d more bytes]", p[:tailLineMax], len(p)-tailLineMax)

@@ -28,8 +28,14 @@ const (
 type Side struct {
 	Label       string
 	Fingerprint string
-	Python      string              // "" when unknown
-	Module      string              // "" when unknown
+	Python      string // "" when unknown
+	Module      string // "" when unknown
+	// Interpreter is what Python runs, resolved (the file executed and
+	// its venv), where a side knows it: a pyenv shim or a venv symlink
+	// equals the interpreter it runs. Compared instead of Python when
+	// both sides have it.
+	Interpreter string
+	SGLang      string              // the SGLang version, "" when unknown
 	Args        map[string][]string // canonical flag → canonical values, perf-neutral included
 	Env         map[string]string   // managed variables (and those the plan sets)
 }
@@ -72,14 +78,29 @@ type DiffRow struct {
 // Diff lists the settings on which a and b differ, perf-relevant first,
 // each group sorted by kind and name. It is the one equality rule of
 // sglaunch: flags are equal when their canonical values are, variables
-// when their values are; the interpreter and module are compared where
-// both sides know them. A setting both sides have but one holds only
+// when their values are; the interpreter (resolved where both sides
+// know what it runs), the module and the SGLang version are compared
+// where both sides know them. A setting both sides have but one holds only
 // masked (redact.Mask) is compared as unknown: a row in group Unknown,
 // never a match and never a difference. Masked values are never compared.
 func Diff(a, b Side) []DiffRow {
 	var rows []DiffRow
-	for _, x := range []struct{ kind, a, b string }{{"python", a.Python, b.Python}, {"module", a.Module, b.Module}} {
-		if x.a != "" && x.b != "" && x.a != x.b {
+	samePython := a.Python == b.Python
+	if a.Interpreter != "" && b.Interpreter != "" {
+		samePython = a.Interpreter == b.Interpreter
+	}
+	for _, x := range []struct {
+		kind, a, b string
+		same       bool
+	}{
+		{"python", a.Python, b.Python, samePython},
+		{"module", a.Module, b.Module, a.Module == b.Module},
+		{"sglang version", a.SGLang, b.SGLang, a.SGLang == b.SGLang},
+	} {
+		if x.a != "" && x.b != "" && !x.same {
+			if x.a == x.b { // one path, two interpreters: show what each runs
+				x.a, x.b = a.Interpreter, b.Interpreter
+			}
 			rows = append(rows, DiffRow{Group: Perf, Kind: x.kind, Setting: x.kind, A: x.a, B: x.b, InA: true, InB: true})
 		}
 	}

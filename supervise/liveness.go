@@ -18,11 +18,11 @@ var timeNow = time.Now
 // Supervise watches the ready server until it ends or is stopped: it
 // probes /health every health.interval, acts on health.on_unhealthy after
 // health.failure_threshold failures in a row, pings the systemd watchdog
-// at half of WATCHDOG_USEC while the probes pass, and handles the signals
-// given to Launch. Cancelling ctx stops the server. It returns once no
-// process of the tree is left, with Err's result: nil when the server
-// exited with status 0 by itself, else an *launcher.Error carrying its
-// exit status (see launcher.ExitCode).
+// (see watchdog) and handles the signals given to Launch. Cancelling ctx
+// stops the server. It returns once no process of the tree is left, with
+// Err's result: nil when the server exited with status 0 by itself,
+// else an *launcher.Error carrying its exit status (see
+// launcher.ExitCode).
 func (s *Session) Supervise(ctx context.Context) error {
 	release := context.AfterFunc(ctx, func() {
 		s.RequestStop(&reason{ErrInterrupted, "stopped: " + context.Cause(ctx).Error()}, syscall.SIGTERM)
@@ -37,9 +37,10 @@ func (s *Session) Supervise(ctx context.Context) error {
 		}
 		cancel()
 	}()
-	var healthy atomic.Bool
-	healthy.Store(true)
-	go s.watchdog(lctx, &healthy)
+	wd := s.newWatchdog()
+	if wd != nil {
+		go wd.run(lctx)
+	}
 	h := s.plan.Health
 	if h.Interval > 0 {
 		l := &health.Liveness{
@@ -48,26 +49,34 @@ func (s *Session) Supervise(ctx context.Context) error {
 			Timeout:   h.RequestTimeout,
 			Threshold: h.FailureThreshold,
 		}
-		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
+		healthy := true
+		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy, wd) })
 	}
 	<-s.Done()
 	s.reportExit()
 	return s.Err()
 }
 
-// onCheck acts on one liveness probe.
-func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
+// onCheck acts on one liveness probe; the probes are reported one at a
+// time, so healthy needs no lock.
+func (s *Session) onCheck(c health.Check, threshold int, healthy *bool, wd *watchdog) {
 	if s.opts.Observer != nil {
 		s.opts.Observer.Probe(ProbeLiveness, c)
 	}
+	wd.setHealthy(c.OK())
 	if c.OK() {
-		if !healthy.Swap(true) {
+		// Every passing probe pings, the one after a failure above all:
+		// waiting for the next tick could land the ping past systemd's
+		// deadline (B11).
+		wd.ping()
+		if !*healthy {
+			*healthy = true
 			s.log.Info("server healthy again")
 			s.notify.Status(s.readyStatus())
 		}
 		return
 	}
-	healthy.Store(false)
+	*healthy = false
 	s.log.Warn(fmt.Sprintf("liveness probe failed (%d/%d): %s", c.Failures, threshold, c.Reason()))
 	if c.Failures != threshold {
 		return
@@ -82,28 +91,53 @@ func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
 	s.RequestStop(&reason{ErrUnhealthy, what}, syscall.SIGTERM)
 }
 
-// watchdog pings systemd's watchdog at half its interval, only while the
-// liveness probes pass and the server runs: a hung server stops the pings
-// and systemd's watchdog takes over.
-func (s *Session) watchdog(ctx context.Context, healthy *atomic.Bool) {
+// watchdog pings systemd's watchdog (WatchdogSec=) at half its interval
+// and after every passing liveness probe, while the server runs. With
+// health.on_unhealthy: exit the pings pause while the probes fail, so a
+// server hung beyond sglaunch's own reach is still stopped by systemd;
+// the unit's WatchdogSec is longer than failure_threshold failed probes,
+// so sglaunch's own stop comes first. With on_unhealthy: log they never
+// pause: "log only" must not be turned into a kill by the watchdog (B9).
+type watchdog struct {
+	s        *Session
+	interval time.Duration
+	pauses   bool // the pings pause while the probes fail
+	healthy  atomic.Bool
+}
+
+// newWatchdog returns nil when systemd asked for no watchdog.
+func (s *Session) newWatchdog() *watchdog {
 	interval := systemd.WatchdogInterval()
 	if interval <= 0 || !s.notify.Enabled() {
-		return
+		return nil
 	}
-	ping := func() {
-		if healthy.Load() && s.Running() {
-			s.notify.Watchdog()
-		}
+	w := &watchdog{s: s, interval: interval, pauses: s.plan.Health.OnUnhealthy != plan.OnUnhealthyLog}
+	w.healthy.Store(true)
+	return w
+}
+
+func (w *watchdog) setHealthy(ok bool) {
+	if w != nil {
+		w.healthy.Store(ok)
 	}
-	ping()
-	t := time.NewTicker(interval / 2)
+}
+
+func (w *watchdog) ping() {
+	if w != nil && (w.healthy.Load() || !w.pauses) && w.s.Running() {
+		w.s.notify.Watchdog()
+	}
+}
+
+func (w *watchdog) run(ctx context.Context) {
+	w.ping()
+	t := time.NewTicker(w.interval / 2)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			ping()
+			w.ping()
 		}
 	}
 }

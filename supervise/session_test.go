@@ -590,3 +590,84 @@ func TestStartFailure(t *testing.T) {
 		t.Fatalf("got %v (exit code %d), want ErrStart and 1", err, launcher.ExitCode(err))
 	}
 }
+
+// watchdogPings counts the WATCHDOG=1 messages that arrive within d.
+func watchdogPings(msgs <-chan string, d time.Duration) int {
+	n := 0
+	deadline := time.After(d)
+	for {
+		select {
+		case m := <-msgs:
+			if m == "WATCHDOG=1" {
+				n++
+			}
+		case <-deadline:
+			return n
+		}
+	}
+}
+
+// waitLog waits until sglaunch's lines hold want.
+func waitLog(t *testing.T, f *fake, want string) {
+	t.Helper()
+	testkit.WaitFor(t, launchTimeout, "log line "+want, func() bool { return strings.Contains(f.logs.String(), want) })
+}
+
+// TestWatchdogPings pins B9 and B11. B9: with on_unhealthy: log the pings
+// stopped at the first failed probe, so systemd's watchdog killed a
+// server sglaunch was told only to log about. B11: after a probe failed
+// and recovered, the next ping waited for the next tick (half of
+// WatchdogSec) and could land on systemd's deadline.
+func TestWatchdogPings(t *testing.T) {
+	tests := []struct {
+		name     string
+		policy   string
+		usec     string // WATCHDOG_USEC
+		spell    string // FAKE_UNHEALTHY_FOR: "" unhealthy for good
+		waitFor  string
+		min, max int // pings after waitFor, within pingWindow
+	}{
+		{"exit pauses while the probes fail", "exit", "1000000", "", "liveness probe failed (3/1000)", 0, 0},
+		{"log keeps pinging", "log", "1000000", "", "liveness probe failed (3/1000)", 2, 1000},
+		{"a recovery pings at once", "exit", "600000000", "0.5", "server healthy again", 1, 1000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := testkit.ListenNotify(t)
+			t.Setenv("WATCHDOG_USEC", tt.usec)
+			t.Setenv("WATCHDOG_PID", "")
+			env := map[string]string{"FAKE_UNHEALTHY_AFTER": "0.3"}
+			if tt.spell != "" {
+				env["FAKE_UNHEALTHY_FOR"] = tt.spell
+			}
+			f := newFake(t, env, map[string]string{
+				"health.interval": "100ms", "health.failure_threshold": "1000", "health.on_unhealthy": tt.policy,
+			})
+			s, err := launch(t, f, f.options(t))
+			if err != nil {
+				t.Fatalf("Launch: %v", err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Supervise(ctx) }()
+			waitLog(t, f, tt.waitFor)
+			// What arrived before is not counted; a ping already on its
+			// way when the line was logged may still come in first.
+			watchdogPings(msgs, 50*time.Millisecond)
+			if n := watchdogPings(msgs, pingWindow); n < tt.min || n > tt.max {
+				t.Errorf("%d pings within %v after %q, want %d to %d\n%s", n, pingWindow, tt.waitFor, tt.min, tt.max, f.logs)
+			}
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(launchTimeout):
+				t.Fatal("Supervise did not return")
+			}
+			noSurvivors(t, s.ServerPID())
+		})
+	}
+}
+
+// pingWindow is how long TestWatchdogPings counts pings: two ticks of a
+// 1 s watchdog, far below the 300 s tick of the recovery case.
+const pingWindow = 1500 * time.Millisecond

@@ -318,11 +318,16 @@ func TestServeKillsServerIgnoringSIGTERM(t *testing.T) {
 	pids := descendantsOf(t, p.Cmd.Process.Pid)
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	code := p.Wait(t, commandTimeout)
-	if code != 128+9 {
-		t.Errorf("exit status: got %d, want 137 (killed after stop_timeout)\n%s", code, p.Stderr())
+	// A requested stop ends by its signal even when it had to be forced,
+	// so that systemctl stop leaves the unit inactive, not failed (B6).
+	if code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit status: got %d, want 143 (stopped on SIGTERM, killed after stop_timeout)\n%s", code, p.Stderr())
 	}
-	if !strings.Contains(p.Stderr(), "server still running 1.0s after the stop signal (stop_timeout); killing it") {
-		t.Errorf("stderr lacks the stop_timeout line:\n%s", p.Stderr())
+	for _, want := range []string{"server still running 1.0s after the stop signal (stop_timeout); killing it",
+		"sglaunch: warning: stopped on SIGTERM; the server was killed by SIGKILL (exit status 137): it did not stop within stop_timeout and sglaunch killed it"} {
+		if !strings.Contains(p.Stderr(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, p.Stderr())
+		}
 	}
 	allGone(t, pids)
 }

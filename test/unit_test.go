@@ -41,9 +41,10 @@ func TestUnitVerifies(t *testing.T) {
 			want: []string{
 				"Type=notify\n", "NotifyAccess=main\n", "KillMode=mixed\n", "Restart=on-failure\n",
 				"TimeoutStartSec=1890s\n", "TimeoutStopSec=90s\n", "WatchdogSec=130s\n", // 30m + stop_timeout 60s + 30s; 60s + 30s
-				"LimitNOFILE=1048576\n", "LimitMEMLOCK=infinity\n", "RestartSec=10s\n",
+				"LimitNOFILE=1048576\n", "LimitMEMLOCK=infinity\n", "RestartSec=30s\n", "RestartPreventExitStatus=2\n",
+				" --set python=/", "StateDirectory=sglaunch\n",
 			},
-			absent: []string{"Environment=", "User="},
+			absent: []string{"Environment=", "\nUser="},
 		},
 		{
 			name:    "own profile, name and user, liveness off",
@@ -52,6 +53,13 @@ func TestUnitVerifies(t *testing.T) {
 			profile: "extends: demo\nstop_timeout: 90s\nhealth:\n  interval: 0s\n  start_timeout: 1h\n",
 			want:    []string{"User=root\n", "TimeoutStartSec=3720s\n", "TimeoutStopSec=120s\n", "SyslogIdentifier=llm\n"},
 			absent:  []string{"WatchdogSec", "Environment="},
+		},
+		{
+			name:   "hardened",
+			args:   []string{"--profile", "demo", "--harden"},
+			file:   "sglang-demo.service",
+			want:   []string{"ProtectSystem=strict\n", "DevicePolicy=closed\n", "DeviceAllow=char-nvidia-uvm rw\n"},
+			absent: []string{"Environment=", "\nPrivateDevices=", "\nMemoryDenyWriteExecute="},
 		},
 	}
 	for _, tt := range tests {

@@ -12,7 +12,11 @@ import (
 // as it holds them: real from a plan, secrets masked from a record
 // (plan.Diff compares a masked value as unknown).
 func SideOf(e Expected) plan.Side {
-	s := plan.Side{Label: e.Label, Fingerprint: e.Fingerprint, Python: e.Python, Args: plan.FlagMap(plan.ArgvTail(e.Argv), true), Env: map[string]string{}}
+	s := plan.Side{Label: e.Label, Fingerprint: e.Fingerprint, Python: e.Python, Module: e.Module, SGLang: e.SGLang,
+		Args: plan.FlagMap(plan.ArgvTail(e.Argv), true), Env: map[string]string{}}
+	if e.Interpreter != nil {
+		s.Interpreter = e.Interpreter.key()
+	}
 	for k, v := range e.Env {
 		s.Env[k] = v
 	}
@@ -20,10 +24,13 @@ func SideOf(e Expected) plan.Side {
 }
 
 // SideOfDeployment reduces an observed deployment to what plan.Diff
-// compares: the server's argv and what the server process sees of each
-// managed variable.
-func SideOfDeployment(o *Observation, label string, managed []string) plan.Side {
-	s := plan.Side{Label: label, Args: map[string][]string{}, Env: map[string]string{}}
+// compares: the server's argv, what it runs (its interpreter, resolved,
+// and the SGLang version it reports), and what the server process sees
+// of each managed variable and of each variable in planned (the other
+// side's, as verify compares every variable the plan sets: PYTHONPATH
+// too).
+func SideOfDeployment(o *Observation, label string, managed []string, planned map[string]string) plan.Side {
+	s := plan.Side{Label: label, Args: map[string][]string{}, Env: map[string]string{}, SGLang: o.Version}
 	srv, ok := o.Server()
 	if !ok {
 		return s
@@ -31,14 +38,29 @@ func SideOfDeployment(o *Observation, label string, managed []string) plan.Side 
 	if len(srv.Argv) > 0 {
 		s.Python = srv.Argv[0]
 	}
+	if o.Interpreter != nil {
+		s.Interpreter = o.Interpreter.key()
+	}
 	s.Args = plan.FlagMap(plan.ArgvTail(srv.Argv), true)
 	for name := range envNames(o, srv) {
-		if !plan.MatchManaged(managed, name) {
+		if _, ok := planned[name]; !ok && !plan.MatchManaged(managed, name) {
 			continue
 		}
 		if eff := effectiveEnv(o, name, srv); eff.present {
 			s.Env[name] = eff.value // real: plan.Diff masks for display
 		}
+	}
+	return s
+}
+
+// WithRuntime adds what a resolved expected side runs (see Resolve) to
+// the plan's side: its interpreter and SGLang version.
+func WithRuntime(s plan.Side, exp Expected) plan.Side {
+	if exp.Interpreter != nil {
+		s.Interpreter = exp.Interpreter.key()
+	}
+	if exp.SGLang != "" {
+		s.SGLang = exp.SGLang
 	}
 	return s
 }

@@ -13,6 +13,7 @@ type Expected struct {
 	Label       string            `json:"label"` // "profile demo (serve)", "record 20261130-..."
 	Fingerprint string            `json:"fingerprint"`
 	Python      string            `json:"python"`
+	Module      string            `json:"module,omitempty"`
 	Argv        []string          `json:"argv"`
 	Env         map[string]string `json:"env"`
 	EnvOrder    []string          `json:"-"`
@@ -20,6 +21,13 @@ type Expected struct {
 	// Redacted is true when secret values are already masked (records);
 	// observed secrets are then compared in masked form too.
 	Redacted bool `json:"-"`
+	// Environ is the environment the plan gives the server (nil for a
+	// stored plan): what its interpreter is asked about itself with.
+	Environ []string `json:"-"`
+	// Interpreter is what Python resolves to, and SGLang the version it
+	// imports (a record's: the version benchmarked); see Resolve.
+	Interpreter *Interpreter `json:"interpreter,omitempty"`
+	SGLang      string       `json:"sglang_version,omitempty"`
 }
 
 // FromView builds the expected side from a printed or stored plan.
@@ -34,13 +42,13 @@ func FromView(v plan.View, label string, redacted bool) Expected {
 	if len(managed) == 0 {
 		managed = plan.DefaultManaged
 	}
-	return Expected{Label: label, Fingerprint: v.Fingerprint, Python: v.Python, Argv: v.Argv, Env: v.Env, EnvOrder: order, Managed: managed, Redacted: redacted}
+	return Expected{Label: label, Fingerprint: v.Fingerprint, Python: v.Python, Module: v.Module, Argv: v.Argv, Env: v.Env, EnvOrder: order, Managed: managed, Redacted: redacted}
 }
 
 // FromPlan builds the expected side from a resolved plan, secrets intact.
 func FromPlan(p *plan.Plan, label string) Expected {
 	e := FromView(p.View(), label, false)
-	e.Argv = p.Argv
+	e.Argv, e.Environ = p.Argv, p.Environ
 	for _, v := range p.Env {
 		e.Env[v.Name] = v.Value
 	}

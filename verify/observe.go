@@ -57,6 +57,8 @@ type Observation struct {
 	Site          []SiteChange   `json:"site_changes"`
 	SiteErr       string         `json:"site_probe_error,omitempty"`
 	Python        string         `json:"python,omitempty"`
+	// Interpreter is what the server process runs (/proc/PID/exe).
+	Interpreter *Interpreter `json:"interpreter,omitempty"`
 }
 
 // Server returns the server process, when one was observed.
@@ -85,6 +87,7 @@ func Observe(ctx context.Context, pid int, url string, managed []string, apiKey 
 		for _, p := range append([]int{pid}, pids...) {
 			o.Procs = append(o.Procs, readProcess(p))
 		}
+		o.Interpreter = observedInterpreter(o.Procs[0])
 		o.probeSite(ctx, managed)
 	}
 	if url != "" {

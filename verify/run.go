@@ -30,7 +30,7 @@ func runLocated(ctx context.Context, exp Expected, t Target, l *Located) (*Repor
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.How, err)
 	}
-	return Compare(exp, o), nil
+	return Compare(Resolve(ctx, exp), o), nil
 }
 
 // apiKeyFor picks the bearer token for the server's API: the server's own

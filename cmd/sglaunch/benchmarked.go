@@ -9,6 +9,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/verify"
 )
 
 // reportBenchmarked tells, at serve start, which benchmark this plan
@@ -28,6 +29,7 @@ func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) 
 		log.Info(fmt.Sprintf("not benchmarked: no bench records yet (fingerprint %s); `sglaunch bench --profile %s` makes one", p.ShortFingerprint(), p.Profile))
 	case b.Exact != nil:
 		log.Info("benchmarked: " + describeRecord(b.Exact))
+		e.warnNotAsBenchmarked(c, p, b.Exact, log)
 	case b.Nearest == nil:
 		log.Warn(fmt.Sprintf("not benchmarked: no bench record has this plan's fingerprint %s, and none has a known plan", p.ShortFingerprint()))
 	default:
@@ -37,8 +39,25 @@ func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) 
 		}
 		log.Warn(fmt.Sprintf("not benchmarked: no bench record has this plan's fingerprint %s; nearest is %s, which differs in: %s",
 			p.ShortFingerprint(), describeRecord(b.Nearest), strings.Join(diffs, ", ")))
+		e.warnNotAsBenchmarked(c, p, b.Nearest, log)
 	}
 	return &b
+}
+
+// warnNotAsBenchmarked warns when this launch runs another interpreter
+// or another SGLang than the record serve names: the numbers were
+// measured with those, and a unit that found python3 on systemd's PATH
+// ran neither.
+func (e *env) warnNotAsBenchmarked(c *cli.Context, p *plan.Plan, rec *bench.Record, log *slog.Logger) {
+	if rec.Plan != nil && rec.Plan.Python != "" && rec.Plan.Python != p.Python && !verify.SameInterpreter(p.Python, rec.Plan.Python) {
+		log.Warn(fmt.Sprintf("this launch runs python %s; record %s was benchmarked with %s", p.Python, rec.ID, rec.Plan.Python))
+	}
+	if rec.SGLang == "" {
+		return
+	}
+	if v, err := bench.SGLangVersion(c.Context, e.probes, p); err == nil && v != "" && v != rec.SGLang {
+		log.Warn(fmt.Sprintf("this launch runs SGLang %s; record %s was benchmarked with SGLang %s", v, rec.ID, rec.SGLang))
+	}
 }
 
 // describeRecord is "<id> <date> output_throughput=... (<headline>)".

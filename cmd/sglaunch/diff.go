@@ -27,14 +27,15 @@ func diffCommand(e *env) *cli.Command {
 			if c.NArg() != 2 {
 				return inputerr.Errorf("diff: want two operands (%s), got %d", diffOperands, c.NArg())
 			}
-			a, err := e.diffSide(c, c.Args().Get(0))
+			opA, err := e.diffOperand(c, c.Args().Get(0))
 			if err != nil {
 				return err
 			}
-			b, err := e.diffSide(c, c.Args().Get(1))
+			opB, err := e.diffOperand(c, c.Args().Get(1))
 			if err != nil {
 				return err
 			}
+			a, b := opA.side(c, opB), opB.side(c, opA)
 			rows := plan.Diff(a, b)
 			if c.Bool("json") {
 				if err := writeJSON(e.stdout, map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}); err != nil {
@@ -51,92 +52,128 @@ func diffCommand(e *env) *cli.Command {
 	}
 }
 
-// diffSide resolves one operand of diff.
-func (e *env) diffSide(c *cli.Context, op string) (plan.Side, error) {
+// operand is one side of diff: a plan (a profile's or a bench record's)
+// or a running deployment.
+type operand struct {
+	plan  plan.Side       // a plan's side
+	exp   verify.Expected // the same plan, as verify expects it
+	obs   *verify.Observation
+	label string // a deployment's
+}
+
+// side reduces the operand for plan.Diff. Against a deployment, both are
+// compared as verify compares them (B3): the deployment is read for the
+// variables the plan sets beside the managed ones (PYTHONPATH too), and
+// the plan's interpreter is resolved to what it runs, with the SGLang
+// version it imports, so that a pyenv shim equals the interpreter it
+// hands off to.
+func (o operand) side(c *cli.Context, other operand) plan.Side {
+	if o.obs != nil {
+		managed, planned := plan.DefaultManaged, map[string]string(nil)
+		if other.obs == nil {
+			managed, planned = other.exp.Managed, other.plan.Env
+		}
+		return verify.SideOfDeployment(o.obs, o.label, managed, planned)
+	}
+	if other.obs != nil {
+		return verify.WithRuntime(o.plan, verify.Resolve(c.Context, o.exp))
+	}
+	return o.plan
+}
+
+// diffOperand resolves one operand of diff.
+func (e *env) diffOperand(c *cli.Context, op string) (operand, error) {
 	kind, arg, hasKind := strings.Cut(op, ":")
 	if !hasKind {
 		kind, arg = "", op
 	}
 	switch kind {
 	case "profile":
-		return e.profileSide(c, arg)
+		return e.profileOperand(c, arg)
 	case "record":
-		v, label, err := e.recordPlan(c, arg)
-		if err != nil {
-			return plan.Side{}, err
-		}
-		return plan.SideOfView(v, label), nil
+		return e.recordOperand(c, arg)
 	case "pid", "port":
 		n, err := strconv.Atoi(arg)
 		if err != nil || n <= 0 {
-			return plan.Side{}, inputerr.Errorf("diff operand %q: want %s:NUMBER", op, kind)
+			return operand{}, inputerr.Errorf("diff operand %q: want %s:NUMBER", op, kind)
 		}
 		if kind == "pid" {
-			return e.deploymentSide(c, op, verify.Target{PID: n})
+			return e.deploymentOperand(c, op, verify.Target{PID: n})
 		}
-		return e.deploymentSide(c, op, verify.Target{Port: n})
+		return e.deploymentOperand(c, op, verify.Target{Port: n})
 	case "url":
-		return e.deploymentSide(c, op, verify.Target{URL: arg})
+		return e.deploymentOperand(c, op, verify.Target{URL: arg})
 	case "unit":
-		return e.deploymentSide(c, op, verify.Target{Unit: arg})
+		return e.deploymentOperand(c, op, verify.Target{Unit: arg})
 	case "running":
-		return e.deploymentSide(c, op, verify.Target{Profile: arg})
+		return e.deploymentOperand(c, op, verify.Target{Profile: arg})
 	case "":
 		if op == "running" {
-			return e.deploymentSide(c, op, verify.Target{})
+			return e.deploymentOperand(c, op, verify.Target{})
 		}
-		side, err := e.profileSide(c, op)
+		o, err := e.profileOperand(c, op)
 		if err == nil || !errors.Is(err, profiles.ErrNotFound) || profiles.IsPath(op) {
-			return side, err
+			return o, err
 		}
-		v, label, rerr := e.recordPlan(c, op)
+		o, rerr := e.recordOperand(c, op)
 		if rerr != nil {
-			return plan.Side{}, inputerr.Errorf("diff operand %q is neither a profile nor a bench record; write one of %s", op, diffOperands)
+			return operand{}, inputerr.Errorf("diff operand %q is neither a profile nor a bench record; write one of %s", op, diffOperands)
 		}
-		return plan.SideOfView(v, label), nil
+		return o, nil
 	}
-	return plan.Side{}, inputerr.Errorf("diff operand %q: unknown kind %q; write one of %s", op, kind, diffOperands)
+	return operand{}, inputerr.Errorf("diff operand %q: unknown kind %q; write one of %s", op, kind, diffOperands)
 }
 
-func (e *env) profileSide(c *cli.Context, ref string) (plan.Side, error) {
+func (e *env) recordOperand(c *cli.Context, id string) (operand, error) {
+	rec, label, err := e.recordWithPlan(c, id)
+	if err != nil {
+		return operand{}, err
+	}
+	exp := verify.FromView(*rec.Plan, label, true)
+	exp.SGLang = rec.SGLang
+	return operand{plan: plan.SideOfView(*rec.Plan, label), exp: exp}, nil
+}
+
+func (e *env) profileOperand(c *cli.Context, ref string) (operand, error) {
 	s, err := e.settings(c)
 	if err != nil {
-		return plan.Side{}, err
+		return operand{}, err
 	}
 	p, err := e.finder(s).Load(ref)
 	if err != nil {
-		return plan.Side{}, err
+		return operand{}, err
 	}
 	mode := c.String("mode")
 	pl, err := plan.Resolve(plan.Request{Profile: p, Mode: mode, Config: s, Environ: e.environ(), LookPath: e.lookPath, SimDir: e.simDir(c)})
 	if err != nil {
-		return plan.Side{}, err
+		return operand{}, err
 	}
-	return pl.Side(fmt.Sprintf("profile %s (%s)", pl.Profile, mode)), nil
+	label := fmt.Sprintf("profile %s (%s)", pl.Profile, mode)
+	return operand{plan: pl.Side(label), exp: verify.FromPlan(pl, label)}, nil
 }
 
-func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (plan.Side, error) {
+func (e *env) deploymentOperand(c *cli.Context, op string, t verify.Target) (operand, error) {
 	if err := needsLinux("diff of a running deployment"); err != nil {
-		return plan.Side{}, err
+		return operand{}, err
 	}
 	s, err := e.settings(c)
 	if err != nil {
-		return plan.Side{}, err
+		return operand{}, err
 	}
 	t.RuntimeDir = statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
 	l, err := verify.Locate(c.Context, t)
 	if err != nil {
-		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	if err := verify.CheckReady(c.Context, l); err != nil {
-		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	if err := verify.CheckPort(l); err != nil {
-		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
 	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged, e.getenv("OPENAI_API_KEY"))
 	if err != nil {
-		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
-	return verify.SideOfDeployment(o, "deployment "+l.How, plan.DefaultManaged), nil
+	return operand{obs: o, label: "deployment " + l.How}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
 // statusError ends sglaunch with a given exit status, e.g. the server's.
@@ -53,7 +55,8 @@ func printable(s string) string {
 
 func isControl(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }
 
-// exitStatus prints err (if any) and maps it to an exit status.
+// exitStatus prints err (if any) and maps it to an exit status. In the
+// journal the error is stored at priority 3, as the logger's errors are.
 func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -61,11 +64,11 @@ func exitStatus(err error, stderr io.Writer) int {
 	var se *statusError
 	if errors.As(err, &se) {
 		if se.msg != "" {
-			fmt.Fprintf(stderr, "sglaunch: %s\n", printable(se.msg))
+			fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+printable(se.msg)+"\n"))
 		}
 		return se.code
 	}
-	fmt.Fprintf(stderr, "sglaunch: %s\n", printable(err.Error()))
+	fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+printable(err.Error())+"\n"))
 	if inputerr.Is(err) {
 		return 2
 	}

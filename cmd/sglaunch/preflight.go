@@ -64,7 +64,9 @@ func (e *env) runPreflight(c *cli.Context, plan *plan.Plan, log *slog.Logger) er
 	opts := e.preflightOptions(s, false)
 	opts.AllowSiteOverrides = c.Bool("allow-site-overrides")
 	rep := preflight.Run(c.Context, plan, opts)
-	if logging.IsJSON(log) {
+	// In the journal each finding is a record at its own priority, so
+	// that `journalctl -p warning` shows preflight's warnings too.
+	if logging.IsJSON(log) || logging.IsJournal(e.stderr) {
 		rep.Log(log)
 	} else if err := rep.WriteCompact(e.stderr); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -107,6 +108,12 @@ func serve(ctx context.Context, e *env, p *plan.Plan, opts supervise.Options) er
 	return sessionEnd(opts.Logger, err)
 }
 
+// escalated reports a stop that sglaunch had to finish with SIGKILL.
+func escalated(err error) bool {
+	var e *launcher.Error
+	return errors.As(err, &e) && e.Escalated
+}
+
 // sessionEnd logs how a session ended (as JSON under --log-format json)
 // and ends sglaunch with the matching status.
 func sessionEnd(log *slog.Logger, err error) error {
@@ -114,9 +121,14 @@ func sessionEnd(log *slog.Logger, err error) error {
 		return err
 	}
 	if sig, ok := launcher.StoppedBySignal(err); ok && (sig == syscall.SIGTERM || sig == syscall.SIGINT || sig == syscall.SIGHUP) {
-		// A requested stop that went well. (Not for SIGQUIT: Go's own
-		// SIGQUIT action prints a stack dump.)
-		log.Info(err.Error())
+		// A requested stop, done. (Not for SIGQUIT: Go's own SIGQUIT
+		// action prints a stack dump.) One that needed the SIGKILL still
+		// ends the unit inactive, not failed (B6), and says so.
+		if escalated(err) {
+			log.Warn(err.Error())
+		} else {
+			log.Info(err.Error())
+		}
 		return &statusError{code: 128 + int(sig), raise: sig}
 	}
 	code := launcher.ExitCode(err)

@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/systemd"
 )
@@ -17,32 +21,33 @@ func unitCommand(e *env) *cli.Command {
 		Name:  "unit",
 		Usage: "print a systemd service unit that runs `sglaunch serve` for a profile",
 		Description: "Type=notify: systemd sees the service started only once /health answers 200. The unit has no\n" +
-			"Environment= lines: the server's flags and environment live in the profile.",
+			"Environment= lines: the server's flags and environment live in the profile. The interpreter is\n" +
+			"pinned as your environment resolves it (what bench ran), and the header's fingerprint is the one\n" +
+			"the service computes: SGLAUNCH_SET, SGLAUNCH_HOST, SGLAUNCH_PORT and inherit_env variables of\n" +
+			"your shell do not reach the service, so they are left out.",
 		Flags: []cli.Flag{
 			profileFlag,
 			&cli.StringFlag{Name: "name", Usage: "unit `NAME`, without .service (default sglang-PROFILE)"},
 			&cli.StringFlag{Name: "user", Usage: "run the server as `USER` (default root)"},
+			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
 			}
-			plan, _, err := e.loadPlan(c, plan.ModeServe)
+			exe, err := sglaunchExe()
 			if err != nil {
 				return err
 			}
-			exe, err := os.Executable()
+			plan, err := e.unitPlan(c)
 			if err != nil {
-				return fmt.Errorf("find the sglaunch binary: %w", err)
+				return err
 			}
-			if resolved, err := filepath.EvalSymlinks(exe); err == nil {
-				exe = resolved
+			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden")}
+			if o.Harden {
+				o.Home = homeOf(o.User)
 			}
-			unit, err := systemd.Unit(plan, systemd.UnitOptions{
-				Exe:  exe,
-				Name: c.String("name"),
-				User: c.String("user"),
-			})
+			unit, err := systemd.Unit(plan, o)
 			if err != nil {
 				return err
 			}
@@ -50,4 +55,96 @@ func unitCommand(e *env) *cli.Command {
 			return err
 		},
 	}
+}
+
+// sglaunchExe is the binary ExecStart= runs: this one, symlinks resolved,
+// unless it is a temporary build that will be gone when the service
+// starts (B8).
+func sglaunchExe() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the sglaunch binary: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	if temporaryBuild(exe) {
+		return "", inputerr.Errorf("unit: this sglaunch is a `go run` build (%s), a temporary file (deleted when go run exits, or by the build cache's trimming) that the service could not rely on; "+
+			"install it first (go build -o /usr/local/bin/sglaunch ./cmd/sglaunch) and run that binary's unit command", exe)
+	}
+	return exe, nil
+}
+
+// temporaryBuild reports a binary go run built: .../go-buildNNN/bNNN/exe/NAME
+// under the temporary directory (or GOTMPDIR), or, since Go 1.24, the
+// copy go run keeps in the build cache (GOCACHE/xx/<sha256>-d/NAME),
+// which `go clean -cache` and the cache's own trimming delete.
+func temporaryBuild(exe string) bool {
+	parts := strings.Split(filepath.ToSlash(exe), "/")
+	n := len(parts)
+	if n >= 3 && cachedRunRE.MatchString(parts[n-2]) && len(parts[n-3]) == 2 && strings.HasPrefix(parts[n-2], parts[n-3]) {
+		return true
+	}
+	for i, p := range parts {
+		if strings.HasPrefix(p, "go-build") && i+3 < n && parts[n-2] == "exe" {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedRunRE is the directory go run's cached executable sits in.
+var cachedRunRE = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
+
+// unitPlan resolves the plan as the service will: the profile and this
+// environment's interpreter (pinned in the unit), but none of the
+// settings that live only in the operator's shell, so that the header's
+// fingerprint is the one the service computes. Each one dropped is named.
+func (e *env) unitPlan(c *cli.Context) (*plan.Plan, error) {
+	s, err := e.settings(c)
+	if err != nil {
+		return nil, err
+	}
+	log, err := logging.New(e.stderr, logging.Text)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{{"SGLAUNCH_SET", len(s.Set) > 0}, {"SGLAUNCH_HOST", s.Host != ""}, {"SGLAUNCH_PORT", s.Port != ""}} {
+		if x.set {
+			log.Warn(x.name + " is left out of the unit: the service does not see your environment; put the values in the profile")
+		}
+	}
+	s.Set, s.Host, s.Port = nil, "", ""
+	p, err := e.loadProfile(c, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range p.InheritEnv {
+		if _, ok := e.lookupEnv(name); ok {
+			log.Warn(fmt.Sprintf("inherit_env %s is set in your environment, but the service's environment will not have it (the unit has no Environment= lines)", name))
+		}
+	}
+	return plan.Resolve(plan.Request{Profile: p, Mode: plan.ModeServe, Config: s, LookPath: e.lookPath, SimDir: e.simDir(c)})
+}
+
+// homeOf is the home directory of the account the service runs as (root
+// when none is named), "" when unknown.
+func homeOf(name string) string {
+	var u *user.User
+	var err error
+	switch {
+	case name == "":
+		u, err = user.LookupId("0")
+	case strings.Trim(name, "0123456789") == "":
+		u, err = user.LookupId(name)
+	default:
+		u, err = user.Lookup(name)
+	}
+	if err != nil {
+		return ""
+	}
+	return u.HomeDir
 }

@@ -82,11 +82,13 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		if c.IsSet("set") || c.IsSet("unset") {
 			return verify.Expected{}, inputerr.Errorf("--set/--unset change a profile's plan; a record's plan is fixed")
 		}
-		v, label, err := e.recordPlan(c, id)
+		rec, label, err := e.recordWithPlan(c, id)
 		if err != nil {
 			return verify.Expected{}, err
 		}
-		return verify.FromView(v, label, true), nil
+		exp := verify.FromView(*rec.Plan, label, true)
+		exp.SGLang = rec.SGLang // what was benchmarked
+		return exp, nil
 	}
 	plan, _, err := e.loadPlan(c, plan.ModeServe)
 	if err != nil {

@@ -19,12 +19,17 @@ const (
 
 // New returns the logger for sglaunch's own lines, which go to w
 // (stderr): "sglaunch: message key=value" lines for format text (or ""),
-// one JSON object per line for format json.
+// one JSON object per line for format json. When w is the journal (see
+// IsJournal), every line carries its sd-daemon priority prefix.
 func New(w io.Writer, format string) (*slog.Logger, error) {
+	journal := IsJournal(w)
 	switch format {
 	case "", Text:
-		return slog.New(&textHandler{w: w, mu: &sync.Mutex{}}), nil
+		return slog.New(&textHandler{w: w, mu: &sync.Mutex{}, journal: journal}), nil
 	case JSON:
+		if journal {
+			return slog.New(newJournalJSON(w)), nil
+		}
 		return slog.New(slog.NewJSONHandler(w, nil)).With("logger", "sglaunch"), nil
 	}
 	return nil, fmt.Errorf("log format %q: want text or json", format)
@@ -32,8 +37,11 @@ func New(w io.Writer, format string) (*slog.Logger, error) {
 
 // IsJSON reports whether log writes sglaunch's JSON log format.
 func IsJSON(log *slog.Logger) bool {
-	_, ok := log.Handler().(*slog.JSONHandler)
-	return ok
+	switch log.Handler().(type) {
+	case *slog.JSONHandler, journalJSON:
+		return true
+	}
+	return false
 }
 
 // textHandler writes "sglaunch: [warning: ]message key=value ..." lines,
@@ -44,6 +52,9 @@ type textHandler struct {
 	mu     *sync.Mutex
 	attrs  []slog.Attr
 	prefix string // group prefix for attribute keys
+	// journal: w is the journal; every line of a record (a multi-line
+	// error holds the server's last lines) gets the level's priority.
+	journal bool
 }
 
 func (h *textHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
@@ -66,9 +77,13 @@ func (h *textHandler) Handle(_ context.Context, r slog.Record) error {
 		return true
 	})
 	b.WriteByte('\n')
+	line := b.String()
+	if h.journal {
+		line = prefixLines(Priority(r.Level), line)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
+	_, err := io.WriteString(h.w, line)
 	return err
 }
 

@@ -5,17 +5,21 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 )
 
 // Env is how the package reads the environment (os.Getenv in production).
 type Env func(string) string
 
 // State returns the state directory: override when set (SGLAUNCH_STATE_DIR),
-// /var/lib/sglaunch for root, else $XDG_STATE_HOME/sglaunch
-// (default ~/.local/state/sglaunch).
+// else $STATE_DIRECTORY (systemd's StateDirectory=), /var/lib/sglaunch for
+// root, else $XDG_STATE_HOME/sglaunch (default ~/.local/state/sglaunch).
 func State(override string, getenv Env) string {
 	if override != "" {
 		return override
+	}
+	if d := systemdDir(getenv, "STATE_DIRECTORY"); d != "" {
+		return d
 	}
 	if os.Geteuid() == 0 {
 		return "/var/lib/sglaunch"
@@ -27,12 +31,16 @@ func State(override string, getenv Env) string {
 }
 
 // Runtime returns the directory for runtime state files: override when
-// set (SGLAUNCH_RUNTIME_DIR), /run/sglaunch for root, else
+// set (SGLAUNCH_RUNTIME_DIR), else $RUNTIME_DIRECTORY (systemd's
+// RuntimeDirectory=), /run/sglaunch for root, else
 // $XDG_RUNTIME_DIR/sglaunch (falling back to the state directory's run/
 // when XDG_RUNTIME_DIR is unset).
 func Runtime(override, stateOverride string, getenv Env) string {
 	if override != "" {
 		return override
+	}
+	if d := systemdDir(getenv, "RUNTIME_DIRECTORY"); d != "" {
+		return d
 	}
 	if os.Geteuid() == 0 {
 		return "/run/sglaunch"
@@ -43,9 +51,13 @@ func Runtime(override, stateOverride string, getenv Env) string {
 	return filepath.Join(State(stateOverride, getenv), "run")
 }
 
-// Cache returns the cache directory: $XDG_CACHE_HOME/sglaunch (default
-// ~/.cache/sglaunch), /var/cache/sglaunch for root.
+// Cache returns the cache directory: $CACHE_DIRECTORY (systemd's
+// CacheDirectory=), /var/cache/sglaunch for root, else
+// $XDG_CACHE_HOME/sglaunch (default ~/.cache/sglaunch).
 func Cache(getenv Env) string {
+	if d := systemdDir(getenv, "CACHE_DIRECTORY"); d != "" {
+		return d
+	}
 	if os.Geteuid() == 0 {
 		return "/var/cache/sglaunch"
 	}
@@ -53,6 +65,19 @@ func Cache(getenv Env) string {
 		return filepath.Join(x, "sglaunch")
 	}
 	return filepath.Join(home(getenv), ".cache", "sglaunch")
+}
+
+// systemdDir is the directory systemd made for the unit and named in
+// variable (STATE_DIRECTORY and friends): the first of a colon-separated
+// list, as a unit with several StateDirectory= entries gets it. It is
+// sglaunch's own directory already (/var/lib/sglaunch), not a parent.
+// A system account whose home is /nonexistent has nowhere else to write.
+func systemdDir(getenv Env, variable string) string {
+	first, _, _ := strings.Cut(getenv(variable), ":")
+	if !filepath.IsAbs(first) {
+		return ""
+	}
+	return first
 }
 
 // home is $HOME, else the user's home from the password database, else

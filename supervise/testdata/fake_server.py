@@ -10,6 +10,7 @@ FAKE_IGNORE          signals to ignore: TERM,INT,HUP
 FAKE_SETSID_CHILD    path: start a child that calls setsid() and writes its pid there
 FAKE_SETPGID_CHILD   path: start a child that calls setpgid(0, 0) and writes its pid there
 FAKE_UNHEALTHY_AFTER seconds after ready when /health turns 500
+FAKE_UNHEALTHY_FOR   seconds it stays 500 before it recovers (default: for good)
 FAKE_CHATTER         seconds between output lines, forever
 FAKE_NEVER_BIND      1: never bind the port
 """
@@ -71,7 +72,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         ready_at = state["ready_at"]
         if ready_at is None or now < ready_at:
             code = 503
-        elif env("FAKE_UNHEALTHY_AFTER") and now > ready_at + float(env("FAKE_UNHEALTHY_AFTER")):
+        elif env("FAKE_UNHEALTHY_AFTER") and now > ready_at + float(env("FAKE_UNHEALTHY_AFTER")) and (
+            not env("FAKE_UNHEALTHY_FOR")
+            or now < ready_at + float(env("FAKE_UNHEALTHY_AFTER")) + float(env("FAKE_UNHEALTHY_FOR"))
+        ):
             code = 500
         else:
             code = 200

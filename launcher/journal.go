@@ -1,0 +1,292 @@
+package launcher
+
+import (
+	"bytes"
+	"log/slog"
+
+	"github.com/sglaunch/sglaunch/internal/logging"
+)
+
+// Priority prefixes journald reads at the start of a line (sd-daemon(3)),
+// as sglaunch's own lines carry them.
+var (
+	prioErr  = []byte(logging.Priority(slog.LevelError))
+	prioWarn = []byte(logging.Priority(slog.LevelWarn))
+	prioInfo = []byte(logging.Priority(slog.LevelInfo))
+)
+
+var (
+	tracebackHead = []byte("Traceback (most recent call last):")
+	// The lines between two chained tracebacks.
+	chainedCause   = []byte("The above exception was the direct cause of the following exception:")
+	chainedDuring  = []byte("During handling of the above exception, another exception occurred:")
+	pyWarningToken = []byte("Warning: ")
+)
+
+// journalLines rewrites one stream of the server's output for the
+// journal, line by line: a priority prefix by the line's level (ERROR,
+// CRITICAL and tracebacks <3>, WARNING <4>), colour escapes removed, and
+// SGLang's own "[YYYY-mm-dd HH:MM:SS TPn]" stamp cut to "[TPn]", since
+// journald stamps every line itself. It holds the state that spans
+// lines (a traceback in progress, a line cut across two blocks), so each
+// relay has its own. The relay uses it only when its destination is the
+// journal: a terminal or a pipe gets the output untouched.
+type journalLines struct {
+	midLine   bool   // the last block ended inside a line
+	traceback bool   // inside a Python traceback
+	held      []byte // an escape sequence the last block ended inside
+	buf       []byte
+}
+
+// format returns b rewritten; the result is valid until the next call. A
+// line cut across two blocks (a partial flush) is judged by its first
+// part.
+func (j *journalLines) format(b []byte) []byte {
+	out := j.buf[:0]
+	if len(j.held) > 0 {
+		b = append(j.held, b...)
+		j.held = nil
+	}
+	if i := unfinishedEscape(b); i >= 0 {
+		j.held = append([]byte(nil), b[i:]...)
+		b = b[:i]
+	}
+	for len(b) > 0 {
+		line := b
+		nl := bytes.IndexByte(b, '\n')
+		if nl >= 0 {
+			line, b = b[:nl], b[nl+1:]
+		} else {
+			b = nil
+		}
+		if j.midLine {
+			out = appendStripped(out, line)
+		} else {
+			out = j.appendLine(out, line)
+		}
+		j.midLine = nl < 0
+		if nl >= 0 {
+			out = append(out, '\n')
+		}
+	}
+	j.buf = out
+	return out
+}
+
+// appendLine appends one line (or the start of one) with its prefix.
+func (j *journalLines) appendLine(out, line []byte) []byte {
+	var colour []byte
+	if bytes.IndexByte(line, 0x1b) >= 0 {
+		colour = colourPriority(line)
+		line = appendStripped(nil, line)
+	}
+	msg, rank, stamped := cutStamp(line)
+	p := j.priority(line, msg, colour)
+	text, head := line, []byte(nil)
+	if stamped {
+		text = msg
+		if len(rank) > 0 {
+			head = append(append(append(head, '['), rank...), ']', ' ')
+		}
+	}
+	if p == nil && head == nil && len(text) > 2 && text[0] == '<' && isDigit(text[1]) {
+		// A line that looks like a prefix itself would be misread.
+		p = prioInfo
+	}
+	out = append(out, p...)
+	out = append(out, head...)
+	return append(out, text...)
+}
+
+// priority decides a line's prefix; nil keeps journald's default (info).
+// line is the whole line, msg what follows SGLang's stamp.
+func (j *journalLines) priority(line, msg, colour []byte) []byte {
+	switch {
+	case bytes.Contains(line, tracebackHead):
+		j.traceback = true
+		return prioErr
+	case bytes.HasPrefix(line, chainedCause) || bytes.HasPrefix(line, chainedDuring):
+		j.traceback = false
+		return prioErr
+	case j.traceback:
+		if len(line) == 0 {
+			return nil
+		}
+		if line[0] != ' ' && line[0] != '\t' {
+			j.traceback = false // the exception line ends it
+		}
+		return prioErr
+	}
+	if p := levelWord(msg); p != nil {
+		return p
+	}
+	if colour != nil {
+		return colour
+	}
+	if i := bytes.Index(msg, pyWarningToken); i > 0 && isLetter(msg[i-1]) {
+		return prioWarn // warnings.warn: "file.py:12: UserWarning: ..."
+	}
+	return nil
+}
+
+// levelWord reads a level written at the start of a message: logging's
+// "ERROR:name:..." and uvicorn's "ERROR:    ...", or torch's glog-style
+// "[W1201 ...]"/"[E socket.cpp:...]".
+func levelWord(msg []byte) []byte {
+	for _, w := range []struct {
+		word string
+		prio []byte
+	}{{"ERROR", prioErr}, {"CRITICAL", prioErr}, {"FATAL", prioErr}, {"WARNING", prioWarn}, {"WARN", prioWarn}} {
+		if bytes.HasPrefix(msg, []byte(w.word)) {
+			if len(msg) == len(w.word) {
+				return w.prio
+			}
+			switch msg[len(w.word)] {
+			case ':', ' ', ']':
+				return w.prio
+			}
+		}
+	}
+	if len(msg) > 2 && msg[0] == '[' && (msg[2] == ' ' || isDigit(msg[2])) {
+		switch msg[1] {
+		case 'E', 'F':
+			return prioErr
+		case 'W':
+			return prioWarn
+		}
+	}
+	return nil
+}
+
+// cutStamp splits SGLang's "[2026-06-01 12:00:00 TP0] msg" into msg and
+// the rank part ("TP0", empty without one). stamped is false for any
+// other line.
+func cutStamp(line []byte) (msg, rank []byte, stamped bool) {
+	const n = len("[2006-01-02 15:04:05")
+	if len(line) < n+1 || line[0] != '[' {
+		return line, nil, false
+	}
+	for i, c := range line[1:n] {
+		want := "2006-01-02 15:04:05"[i]
+		if isDigit(want) != isDigit(c) || (!isDigit(want) && c != want) {
+			return line, nil, false
+		}
+	}
+	end := bytes.IndexByte(line[n:], ']')
+	if end < 0 {
+		return line, nil, false
+	}
+	rest := line[n : n+end]
+	if len(rest) > 0 && (rest[0] == ',' || rest[0] == '.') { // fractions of a second
+		i := 1
+		for i < len(rest) && isDigit(rest[i]) {
+			i++
+		}
+		rest = rest[i:]
+	}
+	if len(rest) > 0 && rest[0] != ' ' {
+		return line, nil, false
+	}
+	msg = line[n+end+1:]
+	if len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	return msg, bytes.TrimSpace(rest), true
+}
+
+// colourPriority maps a line's first SGR colour to a priority: red is an
+// error, yellow a warning (SGLang prints its deprecation warnings in
+// bold yellow, with no level word).
+func colourPriority(line []byte) []byte {
+	for i := 0; i+2 < len(line); i++ {
+		if line[i] != 0x1b || line[i+1] != '[' {
+			continue
+		}
+		j := i + 2
+		for j < len(line) && (isDigit(line[j]) || line[j] == ';') {
+			j++
+		}
+		if j >= len(line) || line[j] != 'm' {
+			continue
+		}
+		for _, p := range bytes.Split(line[i+2:j], []byte(";")) {
+			switch string(p) {
+			case "31", "91":
+				return prioErr
+			case "33", "93":
+				return prioWarn
+			}
+		}
+	}
+	return nil
+}
+
+// appendStripped appends b without its terminal escape sequences: CSI
+// (colours, cursor moves), OSC (titles, links) and two-byte escapes.
+func appendStripped(out, b []byte) []byte {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0x1b)
+		if i < 0 {
+			return append(out, b...)
+		}
+		out = append(out, b[:i]...)
+		b = b[i+1:]
+		switch {
+		case len(b) == 0:
+		case b[0] == '[': // CSI: parameters and intermediates, then a final byte
+			k := 1
+			for k < len(b) && b[k] >= 0x20 && b[k] <= 0x3f {
+				k++
+			}
+			if k < len(b) && b[k] >= 0x40 && b[k] <= 0x7e {
+				k++
+			}
+			b = b[k:]
+		case b[0] == ']': // OSC: up to BEL or ESC \
+			k := 1
+			for k < len(b) && b[k] != 0x07 && b[k] != 0x1b {
+				k++
+			}
+			if k < len(b) && b[k] == 0x1b && k+1 < len(b) && b[k+1] == '\\' {
+				k++
+			}
+			if k < len(b) {
+				k++
+			}
+			b = b[k:]
+		default:
+			b = b[1:]
+		}
+	}
+	return out
+}
+
+// unfinishedEscape is where an escape sequence that b ends inside
+// starts, or -1.
+func unfinishedEscape(b []byte) int {
+	i := bytes.LastIndexByte(b, 0x1b)
+	if i < 0 || bytes.IndexByte(b[i:], '\n') >= 0 {
+		return -1
+	}
+	if len(appendStripped(nil, b[i:])) > 0 || i+1 < len(b) && b[i+1] != '[' && b[i+1] != ']' {
+		return -1 // complete, with text after it, or a two-byte escape
+	}
+	seq := b[i+1:]
+	switch {
+	case len(seq) == 0:
+		return i
+	case seq[0] == '[':
+		if last := seq[len(seq)-1]; len(seq) > 1 && last >= 0x40 && last <= 0x7e {
+			return -1
+		}
+		return i
+	default: // OSC
+		if last := seq[len(seq)-1]; last == 0x07 || len(seq) > 1 && last == '\\' && seq[len(seq)-2] == 0x1b {
+			return -1
+		}
+		return i
+	}
+}
+
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -1,0 +1,162 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestJournalLines pins B5's level half: the server's lines reached the
+// journal at priority 6 whatever they said, tracebacks included, with
+// colour escapes and SGLang's own time stamps stored beside journald's.
+func TestJournalLines(t *testing.T) {
+	in := strings.Join([]string{
+		"[2026-06-01 12:00:00 TP0] Load weight begin. avail mem=78.00 GB",
+		"[2026-06-01 12:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`  File "sglang/srt/managers/scheduler.py", line 2390, in run_scheduler_process`,
+		"    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
+		"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+		"Possible solutions:",
+		"",
+		"[2026-06-01 12:00:02] INFO:     Started server process [42]",
+		"[2026-06-01 12:00:02] ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use",
+		"WARNING:root:something odd",
+		"CRITICAL: out of luck",
+		"\x1b[1;33mThe command line argument '--cuda-graph-max-bs' is deprecated.\x1b[0m",
+		"\x1b[31mred alert\x1b[0m",
+		"/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:61: FutureWarning: The pynvml package is deprecated.",
+		"[W1201 12:00:03.000000000 ProcessGroupNCCL.cpp:4561] Warning: no NCCL_ASYNC_ERROR_HANDLING",
+		"<5>not a priority of ours",
+		"Traceback (most recent call last):",
+		`  File "x.py", line 1, in <module>`,
+		"ValueError: first",
+		"",
+		"During handling of the above exception, another exception occurred:",
+		"",
+		"Traceback (most recent call last):",
+		`  File "x.py", line 3, in <module>`,
+		"KeyError: 'second'",
+		"[2026-06-01 12:00:04 TP1] Decode batch, #running-req: 1",
+		"",
+	}, "\n")
+	want := strings.Join([]string{
+		"[TP0] Load weight begin. avail mem=78.00 GB",
+		"<3>[TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		`<3>  File "sglang/srt/managers/scheduler.py", line 2390, in run_scheduler_process`,
+		"<3>    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
+		"<3>RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+		"Possible solutions:",
+		"",
+		"INFO:     Started server process [42]",
+		"<3>ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use",
+		"<4>WARNING:root:something odd",
+		"<3>CRITICAL: out of luck",
+		"<4>The command line argument '--cuda-graph-max-bs' is deprecated.",
+		"<3>red alert",
+		"<4>/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:61: FutureWarning: The pynvml package is deprecated.",
+		"<4>[W1201 12:00:03.000000000 ProcessGroupNCCL.cpp:4561] Warning: no NCCL_ASYNC_ERROR_HANDLING",
+		"<6><5>not a priority of ours",
+		"<3>Traceback (most recent call last):",
+		`<3>  File "x.py", line 1, in <module>`,
+		"<3>ValueError: first",
+		"",
+		"<3>During handling of the above exception, another exception occurred:",
+		"",
+		"<3>Traceback (most recent call last):",
+		`<3>  File "x.py", line 3, in <module>`,
+		"<3>KeyError: 'second'",
+		"[TP1] Decode batch, #running-req: 1",
+		"",
+	}, "\n")
+	var j journalLines
+	if got := string(j.format([]byte(in))); got != want {
+		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+		for i := range max(len(gl), len(wl)) {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Errorf("line %d: got %q, want %q", i+1, g, w)
+			}
+		}
+	}
+}
+
+// A line cut across two blocks (a partial flush) gets one prefix, at its
+// start, decided by its first part, and the traceback state carries over
+// from block to block.
+func TestJournalLinesAcrossBlocks(t *testing.T) {
+	var j journalLines
+	var got strings.Builder
+	for _, b := range []string{"Traceback (most recent call last):\n  File \"x\x1b[0", "m.py\"\nOSError: gone\nok\n"} {
+		got.Write(j.format([]byte(b)))
+	}
+	want := "<3>Traceback (most recent call last):\n<3>  File \"x.py\"\n<3>OSError: gone\nok\n"
+	if got.String() != want {
+		t.Errorf("got %q, want %q", got.String(), want)
+	}
+}
+
+func TestTailStripsEscapes(t *testing.T) {
+	tl := &tail{}
+	tl.write([]byte("\x1b[1;31mboom\x1b[0m\n"))
+	if got := tl.lines(1); len(got) != 1 || got[0] != "boom" {
+		t.Errorf("got %q, want [boom]", got)
+	}
+}
+
+// The relay rewrites only for the journal: the stream JOURNAL_STREAM
+// names. Any other destination gets the bytes as written.
+func TestRelayToJournal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	st := fi.Sys().(*syscall.Stat_t)
+	t.Setenv("JOURNAL_STREAM", fmt.Sprintf("%d:%d", st.Dev, st.Ino))
+	r, w, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := &writes{}
+	r2, w2, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &output{tail: &tail{}}
+	o.relayLines(r, f)
+	o.relayLines(r2, other)
+	line := "[2026-06-01 12:00:00] ERROR:    boom\n"
+	// A partial line is not relayed early to the journal, where another
+	// stream's line would be glued to it.
+	w.Write([]byte(line[:10]))
+	time.Sleep(3 * partialFlush)
+	if b, _ := os.ReadFile(f.Name()); len(b) > 0 {
+		t.Errorf("partial line relayed to the journal before its newline: %q", b)
+	}
+	w.Write([]byte(line[10:]))
+	w2.Write([]byte(line))
+	w.Close()
+	w2.Close()
+	o.drain(time.Minute)
+	b, _ := os.ReadFile(f.Name())
+	if got, want := string(b), "<3>ERROR:    boom\n"; got != want {
+		t.Errorf("journal: got %q, want %q", got, want)
+	}
+	if got := strings.Join(other.get(), ""); got != line {
+		t.Errorf("not the journal: got %q, want %q", got, line)
+	}
+	if got := o.tail.lines(1); len(got) != 1 || got[0]+"\n" != line {
+		t.Errorf("tail: got %q, want the line as written", got)
+	}
+}

@@ -1,0 +1,293 @@
+package systemd
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/proc"
+)
+
+// TestStartBlocksUntilHealthy: `systemctl start` returns once /health
+// answers 200, with STATUS= showing the load meanwhile; `systemctl stop`
+// leaves the unit inactive (dead) and no process of it. It also measures
+// the time from /health's first 200 to systemctl start returning.
+func TestStartBlocksUntilHealthy(t *testing.T) {
+	m := needMachine(t)
+	events := shareDir + "/events/start.events"
+	p := profile(t, m, "start", 31001, map[string]string{"SGLANG_SIM_LOAD_SECONDS": "3", "SGLANG_SIM_EVENTS": events}, "")
+	m.unit(t, "e2e-start", p, nil, nil)
+	var lags []time.Duration
+	for round := range startRounds {
+		_ = os.Remove(m.share(events))
+		statuses := map[string]bool{}
+		done := make(chan time.Time, 1)
+		go func() {
+			_, _, _ = m.exec(context.Background(), nil, "systemctl", "start", "e2e-start")
+			done <- time.Now()
+		}()
+		var returned time.Time
+	poll:
+		for {
+			select {
+			case returned = <-done:
+				break poll
+			case <-time.After(50 * time.Millisecond):
+				st := m.show(t, "e2e-start", "ActiveState", "StatusText")
+				if st["ActiveState"] == "activating" && st["StatusText"] != "" {
+					statuses[st["StatusText"]] = true
+				}
+			}
+		}
+		st := m.show(t, "e2e-start", "ActiveState", "SubState", "StatusText")
+		if st["ActiveState"] != "active" || !strings.HasPrefix(st["StatusText"], "ready: start at http://127.0.0.1:31001") {
+			t.Fatalf("after systemctl start: %v\n%s", st, m.journalText(t, "e2e-start"))
+		}
+		ready := eventTime(t, m.share(events), "ready")
+		if returned.Before(ready) {
+			t.Errorf("systemctl start returned %v before /health answered 200", ready.Sub(returned))
+		}
+		lags = append(lags, returned.Sub(ready))
+		if round == 0 {
+			loading := false
+			for s := range statuses {
+				loading = loading || strings.HasPrefix(s, "loading: ")
+			}
+			if !loading {
+				t.Errorf("no STATUS=loading: ... while activating; saw %v", statuses)
+			}
+		}
+
+		pids := m.unitPIDs(t, "e2e-start")
+		if len(pids) < 3 {
+			t.Fatalf("unit cgroup holds %v, want sglaunch, the server and its workers", pids)
+		}
+		m.systemctl(t, "stop", "e2e-start")
+		st = m.show(t, "e2e-start", "ActiveState", "SubState", "Result")
+		if st["ActiveState"] != "inactive" || st["SubState"] != "dead" || st["Result"] != "success" {
+			t.Errorf("after systemctl stop: %v, want inactive (dead), result success\n%s", st, m.journalText(t, "e2e-start"))
+		}
+		for _, pid := range pids {
+			if proc.Alive(pid) {
+				t.Errorf("pid %d of the unit survived systemctl stop", pid)
+			}
+		}
+	}
+	t.Logf("/health 200 -> systemctl start returned: %v", lags)
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	t.Logf("median %v, max %v (%d starts)", lags[len(lags)/2].Round(time.Millisecond), lags[len(lags)-1].Round(time.Millisecond), len(lags))
+}
+
+// startRounds is how many start/stop cycles TestStartBlocksUntilHealthy
+// measures.
+const startRounds = 5
+
+// eventTime reads the sim's event file (SGLANG_SIM_EVENTS: "NAME
+// UNIX_NANOS" lines) for name.
+func eventTime(t *testing.T, path, name string) time.Time {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("sim events: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if n, ns, ok := strings.Cut(l, " "); ok && n == name {
+			v, err := strconv.ParseInt(ns, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return time.Unix(0, v)
+		}
+	}
+	t.Fatalf("sim events %s: no %s in %q", path, name, b)
+	return time.Time{}
+}
+
+// TestEscalatedStopEndsClean pins B6: `systemctl stop` of a server that
+// needs the SIGKILL escalation left the unit failed (137).
+func TestEscalatedStopEndsClean(t *testing.T) {
+	m := needMachine(t)
+	p := profile(t, m, "stubborn", 31002, map[string]string{"SGLANG_SIM_IGNORE_SIGTERM": "1"}, "stop_timeout: 2s\n")
+	m.unit(t, "e2e-stubborn", p, nil, nil)
+	m.systemctl(t, "start", "e2e-stubborn")
+	pids := m.unitPIDs(t, "e2e-stubborn")
+	m.systemctl(t, "stop", "e2e-stubborn")
+	st := m.show(t, "e2e-stubborn", "ActiveState", "SubState", "Result", "ExecMainStatus", "ExecMainCode")
+	if st["ActiveState"] != "inactive" || st["SubState"] != "dead" || st["Result"] != "success" {
+		t.Errorf("after systemctl stop: %v, want inactive (dead), result success\n%s", st, m.journalText(t, "e2e-stubborn"))
+	}
+	for _, pid := range pids {
+		if proc.Alive(pid) {
+			t.Errorf("pid %d of the unit survived", pid)
+		}
+	}
+	m.waitJournal(t, "e2e-stubborn", 4, "it did not stop within stop_timeout and sglaunch killed it")
+}
+
+// floodBytes is the start-up flood: 10 MB of SGLang-like lines.
+const floodBytes = 10_000_000
+
+// TestCrashAfterFloodKeepsTheReason pins B4 and B5: sglaunch's error:
+// and warning: lines and the server's tracebacks reached the journal at
+// priority 6, and after a 10 MB start-up flood journald's rate limit
+// dropped the crash traceback and sglaunch's error. A crash during the
+// load fails the start fast, and both are kept at priority <= 3. The
+// test also counts the flood lines journald drops with the unit's rate
+// limit and with journald's default one (the unit without its
+// LogRateLimit lines).
+func TestCrashAfterFloodKeepsTheReason(t *testing.T) {
+	m := needMachine(t)
+	p := profile(t, m, "flood", 31003, map[string]string{
+		"SGLANG_SIM_LOG_FLOOD_BYTES":   strconv.Itoa(floodBytes),
+		"SGLANG_SIM_CRASH_DURING_LOAD": "0.5",
+	}, "")
+	unit := m.unit(t, "e2e-flood", p, nil, nil)
+	var defaultLimit []string
+	for _, l := range strings.Split(unit, "\n") {
+		if !strings.HasPrefix(l, "LogRateLimit") {
+			defaultLimit = append(defaultLimit, l)
+		}
+	}
+	m.install(t, "e2e-flood-default", strings.Join(defaultLimit, "\n"), nil)
+
+	for _, name := range []string{"e2e-flood", "e2e-flood-default"} {
+		started := time.Now()
+		_, _, code := m.exec(t.Context(), nil, "systemctl", "start", name)
+		took := time.Since(started)
+		if code == 0 {
+			t.Fatalf("%s: systemctl start succeeded for a server that crashes during its load", name)
+		}
+		if took > crashFailsWithin {
+			t.Errorf("%s: systemctl start failed after %v, want within %v", name, took, crashFailsWithin)
+		}
+		// No restart into another flood while the journal is read.
+		m.systemctl(t, "stop", name)
+		// Even under journald's default rate limit, which drops half the
+		// flood, the reason survives: lines at priority 3 are limited
+		// apart from the info lines.
+		tb := m.waitJournal(t, name, 3, "Traceback (most recent call last):")
+		m.waitJournal(t, name, 3, "torch.OutOfMemoryError: CUDA out of memory")
+		m.waitJournal(t, name, 3, "sglaunch: error: server exited with status 1 during the load")
+		if tb.Priority != 3 {
+			t.Errorf("traceback at priority %d, want 3", tb.Priority)
+		}
+		// journalctl -p warning shows sglaunch's own lines (B4).
+		out, _, _ := m.exec(t.Context(), nil, "journalctl", "--no-pager", "-o", "cat", "-p", "warning", "-u", name)
+		if !strings.Contains(out, "sglaunch: error: server exited") {
+			t.Errorf("journalctl -p warning lacks sglaunch's error:\n%s", out)
+		}
+		for _, e := range m.journal(t, name) {
+			if strings.Contains(e.Message, "\x1b[") {
+				t.Errorf("colour escapes stored: %q", e.Message)
+				break
+			}
+		}
+	}
+	for _, name := range []string{"e2e-flood", "e2e-flood-default"} {
+		kept, lost := floodLines(t, m, name)
+		t.Logf("%s: 10 MB flood: %d lines in the journal, %d lost", name, kept, lost)
+		if name == "e2e-flood" && lost > 0 {
+			t.Errorf("%s: journald lost %d lines of a 10 MB flood under the unit's rate limit", name, lost)
+		}
+	}
+}
+
+// crashFailsWithin bounds a failed start: the flood, a 0.5 s load and
+// the crash, on a loaded machine.
+const crashFailsWithin = 45 * time.Second
+
+// floodLines counts the unit's flood lines in the journal, and how many
+// of the flood's lines are missing. (journald reports what it
+// suppressed only when the next rate-limit window opens, which a unit
+// stopped at once never reaches.)
+func floodLines(t *testing.T, m *machine, unit string) (kept, lost int) {
+	t.Helper()
+	out, _, _ := m.exec(t.Context(), nil, "journalctl", "--no-pager", "-o", "cat", "-u", unit)
+	for _, l := range strings.Split(out, "\n") {
+		// As relayed (SGLang's stamp cut to its rank), not the copies in
+		// sglaunch's error, which repeats the server's last lines.
+		if strings.HasPrefix(l, "[TP0] Decode batch") {
+			kept++
+		}
+	}
+	// The simulator's own flood, counted: the same lines into a pipe.
+	count, errOut, code := m.exec(t.Context(), nil, "sh", "-c",
+		`PYTHONPATH=$(ls -d /var/cache/sglaunch/sim-* | head -n 1) python3 -c "from sglang.srt.sim_hooks import log_flood; log_flood(`+strconv.Itoa(floodBytes)+`)" | wc -l`)
+	total, err := strconv.Atoi(strings.TrimSpace(count))
+	if code != 0 || err != nil {
+		t.Fatalf("count the flood's lines: exit %d, %q: %s", code, count, errOut)
+	}
+	return kept, total - kept
+}
+
+// TestHangAfterReadyRestarts: a server that hangs after it was ready
+// (its /health stops answering) is stopped by sglaunch's liveness and
+// restarted by systemd.
+func TestHangAfterReadyRestarts(t *testing.T) {
+	m := needMachine(t)
+	p := profile(t, m, "hang", 31004, map[string]string{"SGLANG_SIM_HANG_AFTER_READY": "1", "SGLANG_HEALTH_CHECK_TIMEOUT": "1"},
+		"health:\n  interval: 500ms\n  failure_threshold: 2\n  request_timeout: 2s\nstop_timeout: 3s\n")
+	// RestartSec=30s is sized for a real load; the drop-in only shortens
+	// the wait for the restart.
+	m.unit(t, "e2e-hang", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
+	m.systemctl(t, "start", "e2e-hang")
+	first := m.show(t, "e2e-hang", "MainPID")["MainPID"]
+	m.waitJournal(t, "e2e-hang", 3, "server unhealthy: 2 liveness probes failed in a row")
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		st := m.show(t, "e2e-hang", "NRestarts", "MainPID", "ActiveState")
+		if st["NRestarts"] != "0" && st["MainPID"] != "0" && st["MainPID"] != first && st["ActiveState"] == "active" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not restarted: %v\n%s", st, m.journalText(t, "e2e-hang"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestExitTwoDoesNotRestart pins B10's first half: exit status 2 (a typo
+// in the profile) restarted every 10 s forever.
+func TestExitTwoDoesNotRestart(t *testing.T) {
+	m := needMachine(t)
+	p := profile(t, m, "typo", 31005, nil, "")
+	m.unit(t, "e2e-typo", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
+	// The operator edits the profile after installing the unit.
+	if err := os.WriteFile(m.share(p), []byte("name: typo\nextends: demo\nhelth:\n  interval: 1s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := m.exec(t.Context(), nil, "systemctl", "start", "e2e-typo"); code == 0 {
+		t.Fatal("systemctl start succeeded with a broken profile")
+	}
+	want := map[string]string{"ActiveState": "failed", "ExecMainStatus": "2", "NRestarts": "0"}
+	m.waitState(t, "e2e-typo", waitTimeout, want)
+	time.Sleep(3 * time.Second) // three times the (shortened) RestartSec
+	m.waitState(t, "e2e-typo", 0, want)
+	m.waitJournal(t, "e2e-typo", 3, `typo.yaml:3:1: helth: unknown key`)
+}
+
+// TestCrashLoopEnds pins B10's second half: a server that crashes during
+// every load was restarted forever; the start limit ends the loop.
+func TestCrashLoopEnds(t *testing.T) {
+	m := needMachine(t)
+	p := profile(t, m, "crashloop", 31006, map[string]string{"SGLANG_SIM_CRASH_DURING_LOAD": "0.2"}, "")
+	unit := m.unit(t, "e2e-crashloop", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
+	_, _, _ = m.exec(t.Context(), nil, "systemctl", "start", "e2e-crashloop")
+	m.waitJournal(t, "e2e-crashloop", 6, "Start request repeated too quickly")
+	burst := 0
+	for _, l := range strings.Split(unit, "\n") {
+		if v, ok := strings.CutPrefix(l, "StartLimitBurst="); ok {
+			burst, _ = strconv.Atoi(v)
+		}
+	}
+	// The first start and burst-1 restarts ran; the restart after them
+	// was refused.
+	st := m.waitState(t, "e2e-crashloop", waitTimeout, map[string]string{"ActiveState": "failed", "NRestarts": strconv.Itoa(burst)})
+	if burst == 0 {
+		t.Errorf("the unit has no StartLimitBurst: %v", st)
+	}
+}
