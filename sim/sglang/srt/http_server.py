@@ -264,6 +264,9 @@ class SimHttpServer:
             },
             "avg_spec_accept_length": (2.85 if spec else None),
         }
+        if spec and self.tm.accept_length is not None:
+            tm = self.tm
+            state["avg_spec_accept_length"] = tm.spec_accepted / tm.spec_steps if tm.spec_steps else None
         return [dict(state) for _ in range(dp)]
 
     def server_info(self, conn, headers, body, t0):
@@ -310,8 +313,13 @@ class SimHttpServer:
         )
 
     def flush_cache(self, conn, headers, body, t0):
+        # SGLang flushes only an idle scheduler (400 otherwise), and the
+        # flush also resets the speculative-decoding acceptance totals.
+        idle = not self.tm.rid_to_state
+        if idle:
+            self.tm.spec_steps = self.tm.spec_accepted = 0
         conn.send_response(
-            200,
+            200 if idle else 400,
             b"Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting "
             b"requests, the operation will not be performed.)\n",
             "text/plain; charset=utf-8",
@@ -435,6 +443,8 @@ class SimHttpServer:
         prompt_tokens = approx_tokens(text) + 3 * len(messages) + 1
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "chat", stream, t0, n, prompt_tokens, model, include_usage)
+        opts = obj.get("stream_options")
+        req.continuous_usage = isinstance(opts, dict) and bool(opts.get("continuous_usage_stats"))
         conn.current = req
         self.tm.submit(req)
 

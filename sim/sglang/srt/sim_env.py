@@ -12,6 +12,14 @@ Timing
                                Default 50.
   SGLANG_SIM_ITL_MS            Inter-token latency. Token i of a request is sent at
                                arrival + TTFT + i * ITL. Default 10.
+  SGLANG_SIM_ACCEPT_LENGTH     Speculative decoding's tokens accepted per verify step
+                               (a number >= 1), in effect only with
+                               --speculative-algorithm: each chunk after the first
+                               carries that many tokens (floor/ceil mixed to average
+                               it), sent at its last token's time, and
+                               /server_info's avg_spec_accept_length is the average
+                               since start or the last /flush_cache. Unset: one
+                               token per chunk (and a fixed 2.85 reported).
 
 Failure modes
   SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which rank 0 crashes with a
@@ -91,6 +99,9 @@ class SimConfig:
         self.warmup_seconds = max(0.0, _float("SGLANG_SIM_WARMUP_SECONDS", 0.3))
         self.ttft = max(0.0, _float("SGLANG_SIM_TTFT_MS", 50.0)) / 1000.0
         self.itl = max(0.0, _float("SGLANG_SIM_ITL_MS", 10.0)) / 1000.0
+        self.accept_length = _opt_float("SGLANG_SIM_ACCEPT_LENGTH")
+        if self.accept_length is not None and self.accept_length < 1:
+            raise SystemExit(f"SGLANG_SIM_ACCEPT_LENGTH={self.accept_length}: want a number of at least 1")
         self.crash_during_load = _opt_float("SGLANG_SIM_CRASH_DURING_LOAD")
         self.crash_exit_code = _int("SGLANG_SIM_CRASH_EXIT_CODE", 1)
         self.hang_after_ready = _opt_float("SGLANG_SIM_HANG_AFTER_READY")

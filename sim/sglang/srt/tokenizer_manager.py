@@ -3,8 +3,13 @@ keeps: server status, in-flight requests, and the shutdown flags.
 
 Token i (0-based) of a request is due at ``arrival + TTFT + i * ITL``, where
 arrival is the kernel's receive time of the request's first bytes (see
-http_conn.py) and the deadlines are kept by token_clock.py. Each token's HTTP
-chunk is built ahead of its deadline, so at the deadline only a write remains.
+http_conn.py) and the deadlines are kept by token_clock.py. Each chunk is
+built ahead of its deadline, so at the deadline only a write remains.
+
+One token per chunk, except under speculative decoding (--speculative-algorithm
+with SGLANG_SIM_ACCEPT_LENGTH): then, as SGLang streams one chunk per
+verify step, the first chunk (prefill) carries one token and each later one
+the tokens its step accepted, sent at the deadline of its last token.
 
 Also read here, as SGLang's tokenizer manager reads it: SGL_FORCE_SHUTDOWN (a
 SIGTERM exits at once instead of draining).
@@ -49,6 +54,7 @@ class GenRequest:
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
         "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "pending",
+        "continuous_usage", "steps", "sent",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):
@@ -69,6 +75,9 @@ class GenRequest:
         self.offset = int(self.rid[:4], 16) % len(VOCAB)
         self.finish_json = '{"type":"length","length":%d}' % n
         self.pending = b""  # the bytes to write at the next deadline
+        self.continuous_usage = False  # stream_options.continuous_usage_stats
+        self.steps = 0  # decode (verify) steps so far
+        self.sent = 0  # tokens in the pending chunk
 
     def token(self, i):
         return VOCAB[(self.offset + i * 7) % len(VOCAB)]
@@ -82,7 +91,7 @@ class GenRequest:
         self.tm.rid_to_state[self.rid] = self
         if self.stream:
             self.conn.start_stream()
-            self.pending = self._build(0)
+            self.pending = self._build(0, 1)
             self.tm.clock.at(self.deadline(0), self)
         else:
             self.tm.clock.at(self.deadline(max(0, self.n - 1)), self)
@@ -106,27 +115,44 @@ class GenRequest:
     def after(self):
         """After every due write: count, then build and schedule the next."""
         tm = self.tm
-        self.i += 1
-        tm.tokens_out += 1 if self.n else 0
+        self.i += self.sent
+        tm.tokens_out += self.sent if self.n else 0
         if self.i >= self.n:
             tm.rid_to_state.pop(self.rid, None)
             tm.requests_done += 1
             self.conn.finish()
             return
-        self.pending = self._build(self.i)
-        tm.clock.at(self.deadline(self.i), self)
+        k = min(self._accept(), self.n - self.i)
+        self.pending = self._build(self.i, k)
+        tm.clock.at(self.deadline(self.i + k - 1), self)
+
+    def _accept(self):
+        """The tokens the next decode step accepts: 1 without speculative
+        decoding, else steps of floor/ceil of the accept length, averaging
+        it exactly. The server's average counts what a step accepted, even
+        where max_new_tokens cuts the chunk short."""
+        a = self.tm.accept_length
+        if a is None:
+            return 1
+        self.steps += 1
+        k = max(1, int(self.steps * a) - int((self.steps - 1) * a))
+        self.tm.spec_steps += 1
+        self.tm.spec_accepted += k
+        return k
 
     # -- output ------------------------------------------------------------
 
-    def _build(self, i):
-        """The HTTP chunk(s) for token i of a stream, and the end of the
-        stream after the last."""
-        last = i >= self.n - 1
+    def _build(self, i, k):
+        """The HTTP chunk for tokens i..i+k-1 of a stream, and the end of
+        the stream after the last."""
+        self.sent = k
+        last = i + k >= self.n
         if self.n == 0:
+            self.sent = 1
             return _frame(self._events("", 0, True)) + _END
-        tok = self.token(i)
+        tok = "".join(self.token(j) for j in range(i, i + k))
         self.text += tok
-        out = _frame(self._events(tok, i + 1, last))
+        out = _frame(self._events(tok, i + k, last))
         return out + _END if last else out
 
     def _meta(self, completion_tokens, last):
@@ -146,7 +172,7 @@ class GenRequest:
         )
 
     def _events(self, tok, k, last):
-        """The SSE event(s) carrying token k (1-based count) of a stream."""
+        """The SSE event(s) carrying the text tok that brings the count to k."""
         if self.kind == "generate":
             body = '{"text":"%s","meta_info":%s}' % (self.text, self._meta(k, last))
             return b"data: " + body.encode() + b"\n\n"
@@ -162,14 +188,15 @@ class GenRequest:
         if k == 1:
             out += self._chat_event('{"role":"assistant","content":""}', "null")
         if tok:
-            out += self._chat_event('{"role":null,"content":"%s"}' % tok, "null")
+            usage = self._usage(k) if self.continuous_usage else "null"
+            out += self._chat_event('{"role":null,"content":"%s"}' % tok, "null", usage)
         return out + self._openai_tail("chat.completion.chunk") if last else out
 
-    def _chat_event(self, delta, finish):
+    def _chat_event(self, delta, finish, usage="null"):
         body = (
             '{"id":"%s","object":"chat.completion.chunk","created":%d,"model":%s,"choices":[{"index":0,'
-            '"delta":%s,"logprobs":null,"finish_reason":%s,"matched_stop":null}],"usage":null}'
-            % (self.rid, self.created, self.model_json, delta, finish)
+            '"delta":%s,"logprobs":null,"finish_reason":%s,"matched_stop":null}],"usage":%s}'
+            % (self.rid, self.created, self.model_json, delta, finish, usage)
         )
         return b"data: " + body.encode() + b"\n\n"
 
@@ -229,6 +256,12 @@ class TokenizerManager:
         self.facts = facts
         self.ttft = cfg.ttft
         self.itl = cfg.itl
+        # Speculative decoding: tokens accepted per verify step, and the
+        # totals avg_spec_accept_length is computed from (reset by
+        # /flush_cache, as SGLang's are).
+        self.accept_length = cfg.accept_length if server_args.get("speculative_algorithm") else None
+        self.spec_steps = 0
+        self.spec_accepted = 0
         self.clock = TokenClock(loop)
         self.server_status = "Starting"
         self.gracefully_exit = False
