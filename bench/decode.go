@@ -23,7 +23,7 @@ var reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 // Keys a workload mapping may hold.
 var (
 	commonKeys   = []string{"name", "description"}
-	loadKeys     = []string{"api", "input_len", "output_len", "concurrency", "request_rate", "max_concurrency", "requests", "rounds", "duration", "warmup", "seed", "request_timeout"}
+	loadKeys     = []string{"api", "input_len", "output_len", "concurrency", "request_rate", "max_concurrency", "requests", "rounds", "duration", "warmup", "seed", "request_timeout", "dataset", "slo", "flush_cache"}
 	commandKeys  = []string{"command", "timeout"}
 	workloadKeys = slices.Concat(commonKeys, loadKeys, commandKeys)
 )
@@ -214,7 +214,7 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 		case "requests":
 			w.Requests, err = d.integer(m.Value, key, 1)
 		case "rounds":
-			w.Rounds, err = d.integer(m.Value, key, 1)
+			w.Rounds, err = d.bounded(m.Value, key, maxRounds)
 		case "duration":
 			var v time.Duration
 			v, err = d.duration(m.Value, key, false)
@@ -229,6 +229,14 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 			var v time.Duration
 			v, err = d.duration(m.Value, key, true)
 			w.RequestTimeout = Duration(v)
+		case "dataset":
+			w.Dataset, err = d.dataset(m, path, has)
+		case "slo":
+			w.SLO, err = d.slo(m, key)
+		case "flush_cache":
+			var b bool
+			b, err = d.boolean(m.Value, key)
+			w.FlushCache = &b
 		case "command":
 			w.Command, w.Shell, err = d.command(m.Value, key)
 		case "timeout":
@@ -267,20 +275,24 @@ func (d *decoder) checkLoad(has map[string]yamlnode.Entry, path string) error {
 			return at("max_concurrency", "max_concurrency caps an open loop; it needs request_rate (for a closed loop, concurrency is the stream count)")
 		}
 	}
-	var counts []string
-	for _, k := range []string{"requests", "rounds", "duration"} {
-		if _, ok := has[k]; ok {
-			counts = append(counts, k)
+	_, reqs := has["requests"]
+	_, dur := has["duration"]
+	if reqs && dur {
+		return at("duration", "give requests or duration per round, not requests and duration")
+	}
+	if rate && !reqs && !dur {
+		if _, ok := has["rounds"]; !ok {
+			return at("request_rate", "an open loop needs requests or duration per round")
 		}
 	}
-	if len(counts) > 1 {
-		return at(counts[1], "give one of requests, rounds or duration per level, not %s", strings.Join(counts, " and "))
-	}
-	if _, ok := has["rounds"]; ok && rate {
-		return at("rounds", "rounds (requests = rounds x concurrency) is for a closed loop; with request_rate give requests or duration")
+	if _, ok := has["rounds"]; ok && rate && !reqs && !dur {
+		return at("rounds", "a round of an open loop needs requests or duration (only a closed loop's round can be one wave of its concurrency)")
 	}
 	return nil
 }
+
+// maxRounds bounds rounds: each round is kept in the record.
+const maxRounds = 1000
 
 // normalize fills what a decoded load workload leaves implied.
 func normalize(w Workload) Workload {
@@ -292,6 +304,9 @@ func normalize(w Workload) Workload {
 	}
 	if w.Requests == 0 && w.Rounds == 0 && w.Duration == 0 {
 		w.Rounds = DefaultRounds
+	}
+	if w.Dataset != nil && w.Dataset.Name != DatasetRandom {
+		w.InputLen = 0 // the dataset's prompts have their own
 	}
 	return w
 }

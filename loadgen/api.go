@@ -300,3 +300,16 @@ func errorMessage(raw []byte) string {
 	}
 	return string(raw)
 }
+
+// RandomText is n words of the vocabulary chat prompts are made of, each
+// with its leading space: about one token each for a BPE tokenizer, and
+// exactly one in the simulated server's count.
+func RandomText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	b.Grow(n * 4)
+	for range n {
+		b.WriteByte(' ')
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.String()
+}
