@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -35,6 +36,11 @@ type Runner struct {
 	Progress io.Writer
 	// Output receives command workloads' output as it comes.
 	Output io.Writer
+	// DetailsPath, when set, receives one JSON line per measured request
+	// (bench --details); the record names it.
+	DetailsPath string
+
+	details *detailsFile
 }
 
 // checkTimeout bounds the reachability probe: above SGLang's 20 s health
@@ -71,6 +77,12 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	model, _ := client.Model(mctx) // only chat requests and templates need it
 	cancel()
+	rec.Speculative = speculativeSettings(ctx, client)
+	if r.DetailsPath != "" {
+		r.details = &detailsFile{path: r.DetailsPath}
+		rec.Details = filepath.Base(r.DetailsPath)
+		defer r.details.close()
+	}
 
 	for i, w := range workloads {
 		res := WorkloadResult{Workload: w, Started: timeNow().UTC()}
@@ -105,18 +117,17 @@ func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model stri
 	} else {
 		prog.Prefix = w.Name
 	}
+	if err := w.prepare(); err != nil {
+		return err
+	}
 	for _, lvl := range w.Levels() {
 		var obs loadgen.Observer
 		if prog != nil {
 			obs = prog
 		}
-		lr, err := client.Run(ctx, w.Load(lvl, model), lvl, obs)
-		if !lr.Started.IsZero() {
-			rec := LevelRecord{LevelResult: lr}
-			if err == nil {
-				rec.AcceptLength = acceptLength(ctx, client)
-			}
-			res.Levels = append(res.Levels, rec)
+		rec, err := r.runLevel(ctx, client, model, w, lvl, obs)
+		if rec != nil {
+			res.Levels = append(res.Levels, *rec)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", lvl, err)

@@ -57,6 +57,12 @@ func (s *Store) LogPath(r *Record) string {
 	return strings.TrimSuffix(s.Path(r), ".json") + ".server.log"
 }
 
+// DetailsPath is where bench --details writes r's per-request lines,
+// beside the record.
+func (s *Store) DetailsPath(r *Record) string {
+	return strings.TrimSuffix(s.Path(r), ".json") + ".details.jsonl"
+}
+
 // Save writes r atomically (a temporary file renamed into place) and
 // returns its path.
 func (s *Store) Save(r *Record) (string, error) {
@@ -199,5 +205,6 @@ func Load(path string) (*Record, error) {
 	if r.Schema > RecordSchema {
 		return nil, fmt.Errorf("record file %s: format %d is newer than this sglaunch reads (%d); upgrade sglaunch", path, r.Schema, RecordSchema)
 	}
+	r.file = path
 	return &r, nil
 }
