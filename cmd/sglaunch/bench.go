@@ -49,6 +49,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
+			&cli.BoolFlag{Name: "details", Usage: "also write one JSON line per request (timings, token counts, chunk gaps, error) into a file beside the record"},
 			skipPreflightFlag, allowSiteFlag,
 		},
 		Action:      func(c *cli.Context) error { return e.bench(c) },
@@ -105,6 +106,10 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		return nil, err
 	}
 	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
+		return nil, err
+	}
+	// Datasets are read now: a bad file is an input error before a load.
+	if err := bench.Prepare(b.workloads); err != nil {
 		return nil, err
 	}
 	dir := c.String("out")
@@ -164,7 +169,7 @@ func (e *env) bench(c *cli.Context) error {
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
-		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"),
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"),
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: e.benchLauncher(b, log),
 		Locate: e.locator(b.settings),
