@@ -260,6 +260,16 @@ func WriteShow(w io.Writer, r *Record) error {
 	if len(r.Argv) > 0 {
 		fmt.Fprintf(tw, "command\t%s\n", strings.Join(r.Argv, " "))
 	}
+	if len(r.Speculative) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(r.Speculative)) {
+			kv = append(kv, fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "speculative_"), r.Speculative[k]))
+		}
+		fmt.Fprintf(tw, "speculative\t%s\n", strings.Join(kv, " "))
+	}
+	if r.Details != "" {
+		fmt.Fprintf(tw, "details\t%s (one line per request, beside the record)\n", r.Details)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
