@@ -123,19 +123,26 @@ func speculativeSettings(ctx context.Context, c *loadgen.Client) map[string]any 
 	return out
 }
 
-// detailsFile is bench --details' output, opened at the first line.
+// detailsFile is bench --details' output.
 type detailsFile struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer
-	err  error
+	f   *os.File
+	w   *bufio.Writer
+	err error
+}
+
+// openDetails creates the details file (empty until a round ends), so
+// that the record never names a file that is not there.
+func openDetails(path string) (*detailsFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("details: %w", err)
+	}
+	return &detailsFile{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
 func (d *detailsFile) close() {
-	if d.f != nil {
-		_ = d.w.Flush()
-		_ = d.f.Close()
-	}
+	_ = d.w.Flush()
+	_ = d.f.Close()
 }
 
 // writeDetails appends one line per request of a round and flushes, so a
@@ -147,14 +154,6 @@ func (r *Runner) writeDetails(workload string, lvl loadgen.Level, round int, lr 
 	}
 	if d.err != nil {
 		return d.err
-	}
-	if d.f == nil {
-		d.f, d.err = os.OpenFile(d.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if d.err != nil {
-			d.err = fmt.Errorf("details: %w", d.err)
-			return d.err
-		}
-		d.w = bufio.NewWriterSize(d.f, 256<<10)
 	}
 	var b []byte
 	for i := range lr.Samples {

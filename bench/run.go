@@ -79,9 +79,12 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 	cancel()
 	rec.Speculative = speculativeSettings(ctx, client)
 	if r.DetailsPath != "" {
-		r.details = &detailsFile{path: r.DetailsPath}
-		rec.Details = filepath.Base(r.DetailsPath)
-		defer r.details.close()
+		d, err := openDetails(r.DetailsPath)
+		if err != nil {
+			return err
+		}
+		r.details, rec.Details = d, filepath.Base(r.DetailsPath)
+		defer d.close()
 	}
 
 	for i, w := range workloads {
