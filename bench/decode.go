@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/inputfile"
 	"github.com/sglaunch/sglaunch/internal/yamlnode"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
@@ -39,10 +41,13 @@ func Decode(file, path string, n ast.Node) ([]Workload, error) {
 // workloads: list, or one workload mapping (its name defaults to the
 // file's base name).
 func LoadFile(path string) ([]Workload, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, yamlnode.MaxFileSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, inputerr.Errorf("workload file %s: no such file; give a workload name (decode-1, sweep, or one from the profile) or a YAML file", path)
+		}
+		if inputerr.Is(err) {
+			return nil, err
 		}
 		return nil, inputerr.Errorf("read workload file %s: %w", path, err)
 	}
@@ -202,32 +207,32 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 				err = yamlnode.Errorf(d.Pos(m.Value), key, "want generate (SGLang's native /generate) or chat (/v1/chat/completions), got %q", s)
 			}
 		case "input_len":
-			w.InputLen, err = d.integer(m.Value, key, 1)
+			w.InputLen, err = d.integer(m.Value, key, 1, MaxTokensPerRequest)
 		case "output_len":
-			w.OutputLen, err = d.integer(m.Value, key, 1)
+			w.OutputLen, err = d.integer(m.Value, key, 1, MaxTokensPerRequest)
 		case "concurrency":
 			w.Concurrency, err = d.integers(m.Value, key)
 		case "request_rate":
 			w.RequestRate, err = d.rates(m.Value, key)
 		case "max_concurrency":
-			w.MaxConcurrency, err = d.integer(m.Value, key, 1)
+			w.MaxConcurrency, err = d.integer(m.Value, key, 1, MaxConcurrency)
 		case "requests":
-			w.Requests, err = d.integer(m.Value, key, 1)
+			w.Requests, err = d.integer(m.Value, key, 1, MaxRequests)
 		case "rounds":
-			w.Rounds, err = d.bounded(m.Value, key, maxRounds)
+			w.Rounds, err = d.integer(m.Value, key, 1, maxRounds)
 		case "duration":
 			var v time.Duration
-			v, err = d.duration(m.Value, key, false)
+			v, err = d.duration(m.Value, key, false, MaxDuration)
 			w.Duration = Duration(v)
 		case "warmup":
-			w.Warmup, err = d.integer(m.Value, key, 0)
+			w.Warmup, err = d.integer(m.Value, key, 0, MaxWarmup)
 		case "seed":
 			var s int
-			s, err = d.integer(m.Value, key, 0)
+			s, err = d.integer(m.Value, key, 0, math.MaxInt64)
 			w.Seed = uint64(s)
 		case "request_timeout":
 			var v time.Duration
-			v, err = d.duration(m.Value, key, true)
+			v, err = d.duration(m.Value, key, true, MaxDuration)
 			w.RequestTimeout = Duration(v)
 		case "dataset":
 			w.Dataset, err = d.dataset(m, path, has)
@@ -241,7 +246,7 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 			w.Command, w.Shell, err = d.command(m.Value, key)
 		case "timeout":
 			var v time.Duration
-			v, err = d.duration(m.Value, key, true)
+			v, err = d.duration(m.Value, key, true, MaxCommandTimeout)
 			w.Timeout = Duration(v)
 		}
 		if err != nil {
@@ -257,7 +262,60 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 	if err := d.checkLoad(has, path); err != nil {
 		return w, err
 	}
-	return normalize(w), nil
+	w = normalize(w)
+	return w, d.checkSize(w, has, path, d.mappingPos(n))
+}
+
+// checkSize bounds what one level of a load keeps in memory: the prompts
+// in flight and the per-token samples of its requests.
+func (d *decoder) checkSize(w Workload, has map[string]yamlnode.Entry, path string, where yamlnode.Pos) error {
+	at := func(keys ...string) yamlnode.Entry {
+		for _, k := range keys {
+			if e, ok := has[k]; ok {
+				return e
+			}
+		}
+		return yamlnode.Entry{Key: keys[0], Pos: where}
+	}
+	streams := max(slices.Max(append([]int{0}, w.Concurrency...)), w.MaxConcurrency)
+	if n := int64(streams) * int64(w.InputLen); n > MaxTokensPerLevel {
+		e := at("input_len", "concurrency", "max_concurrency")
+		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d streams of %d input tokens are %d tokens in flight; at most %d", streams, w.InputLen, n, int64(MaxTokensPerLevel))
+	}
+	// A level is its rounds (as normalize will fill them in), each of
+	// Requests requests, or requests started for Duration, or one wave
+	// of the streams; every round's samples are kept.
+	rounds := w.Rounds
+	if rounds == 0 {
+		rounds = 1
+		if w.Requests == 0 && w.Duration == 0 {
+			rounds = DefaultRounds
+		}
+	}
+	perRound, what := w.Requests, "requests"
+	if perRound == 0 && w.Duration == 0 {
+		perRound, what = streams, "streams"
+	}
+	for _, r := range w.RequestRate {
+		if n := r * time.Duration(w.Duration).Seconds() * float64(rounds); n > MaxRequests {
+			e := at("duration", "request_rate", "rounds")
+			span := time.Duration(w.Duration).String()
+			if rounds > 1 {
+				span = fmt.Sprintf("%s x %d rounds", span, rounds)
+			}
+			return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%g requests/s for %s are %.0f requests in a level; at most %d", r, span, n, MaxRequests)
+		}
+	}
+	requests := int64(rounds) * int64(perRound)
+	if requests > MaxRequests {
+		e := at("rounds", "requests", "concurrency", "max_concurrency")
+		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d rounds of %d %s are %d requests in a level; at most %d", rounds, perRound, what, requests, MaxRequests)
+	}
+	if n := requests * int64(w.OutputLen); n > MaxTokensPerLevel {
+		e := at("output_len", "requests", "rounds")
+		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d requests of %d output tokens are %d tokens in a level; at most %d", requests, w.OutputLen, n, int64(MaxTokensPerLevel))
+	}
+	return nil
 }
 
 // checkLoad applies the rules that span keys of a generator workload.

@@ -123,7 +123,7 @@ func (d *decoder) dataset(m yamlnode.Entry, path string, has map[string]yamlnode
 		return nil, yamlnode.Errorf(m.Pos, key, "a %s dataset needs %s", ds.Name, joinAnd(need))
 	}
 	if out, ok := has["output_len"]; ok && (ds.Name == DatasetShareGPT || ds.Name == DatasetJSONL) {
-		ds.OutputLen, _ = d.integer(out.Value, yamlnode.Join(path, "output_len"), 1)
+		ds.OutputLen, _ = d.integer(out.Value, yamlnode.Join(path, "output_len"), 1, MaxTokensPerRequest)
 	}
 	return ds, nil
 }
@@ -175,11 +175,7 @@ func (d *decoder) fraction(n ast.Node, key string) (float64, error) {
 
 // bounded reads a whole number from 1 to most.
 func (d *decoder) bounded(n ast.Node, key string, most int) (int, error) {
-	v, err := d.integer(n, key, 1)
-	if err == nil && v > most {
-		return 0, yamlnode.Errorf(d.Pos(n), key, "want at most %d, got %d", most, v)
-	}
-	return v, err
+	return d.integer(n, key, 1, most)
 }
 
 // slo decodes slo: {ttft_ms, tpot_ms, e2e_latency_ms}, at least one.

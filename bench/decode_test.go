@@ -120,6 +120,7 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"empty file", "# nothing\n", "w.yaml: empty workload file"},
 		{"an alias", "- &x {name: a}\n- *x\n", "w.yaml:2:3: [1]: YAML aliases (*name) are not supported"},
 	}
+	tests = append(tests, ceilingCases...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("w.yaml", []byte(tt.yaml))
@@ -134,6 +135,25 @@ func TestParseWorkloadErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ceilingCases pin issue 12 defect 9: requests: 9223372036854775807 was
+// an internal error, requests: 200000000 allocated 22 GB and
+// input_len: 400000000 ran out of memory. Each number has a ceiling, an
+// input error at its position.
+var ceilingCases = []struct{ name, yaml, want string }{
+	{"requests overflow an int", "- name: a\n  requests: 9223372036854775807999\n", "w.yaml:2:13: [0].requests: want at most 1000000, got 9223372036854775807999"},
+	{"requests at MaxInt64", "- name: a\n  requests: 9223372036854775807\n", "w.yaml:2:13: [0].requests: want at most 1000000, got 9223372036854775807"},
+	{"requests past the ceiling", "- name: a\n  requests: 200000000\n", "w.yaml:2:13: [0].requests: want at most 1000000, got 200000000"},
+	{"input_len past the ceiling", "- name: a\n  input_len: 400000000\n", "w.yaml:2:14: [0].input_len: want at most 1048576, got 400000000"},
+	{"concurrency past the ceiling", "- name: a\n  concurrency: [1, 100000]\n", "w.yaml:2:20: [0].concurrency[1]: want at most 10000"},
+	{"prompts in flight", "- name: a\n  concurrency: 10000\n  input_len: 1000000\n", "w.yaml:3:3: [0].input_len: 10000 streams of 1000000 input tokens are 10000000000 tokens in flight; at most 268435456"},
+	{"samples of a level", "- name: a\n  requests: 1000000\n  output_len: 1000\n", "w.yaml:3:3: [0].output_len: 1000000 requests of 1000 output tokens"},
+	{"rounds times streams", "- name: a\n  concurrency: 10000\n  rounds: 1000\n  output_len: 1\n", "w.yaml:3:3: [0].rounds: 1000 rounds of 10000 streams are 10000000 requests in a level; at most 1000000"},
+	{"an open loop's requests", "- name: a\n  request_rate: 1000\n  duration: 24h\n  output_len: 1\n", "w.yaml:3:3: [0].duration: 1000 requests/s for 24h0m0s are 86400000 requests"},
+	{"a duration past a day", "- name: a\n  duration: 25h\n", "w.yaml:2:13: [0].duration: want at most 24h0m0s, got 25h"},
+	{"a rate past the ceiling", "- name: a\n  request_rate: 1000000.5\n", "[0].request_rate: want at most 100000 requests/s"},
+	{"too many levels", "- name: a\n  concurrency: [" + strings.Repeat("1, ", 300) + "1]\n", "[0].concurrency: more than 256 levels"},
 }
 
 func TestLoadFileMissing(t *testing.T) {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -28,22 +29,28 @@ func isNull(n ast.Node) bool {
 	return ok
 }
 
-func (d *decoder) integer(n ast.Node, key string, least int) (int, error) {
+// integer reads a whole number from least to most.
+func (d *decoder) integer(n ast.Node, key string, least, most int) (int, error) {
 	s, err := d.Scalar(n, key)
 	if err != nil {
 		return 0, err
 	}
 	text := s.GetToken().Value
 	v, err := strconv.Atoi(text)
-	if _, isInt := s.(*ast.IntegerNode); !isInt || err != nil {
+	_, isInt := s.(*ast.IntegerNode)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.Trim(text, "0123456789") == "":
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want at most %d, got %s", most, text)
+	case !isInt || err != nil:
 		return 0, yamlnode.Errorf(d.Pos(s), key, "want a whole number, got %q", text)
-	}
-	if v < least {
+	case v < least:
 		what := "at least 1"
 		if least == 0 {
 			what = "0 or more"
 		}
 		return 0, yamlnode.Errorf(d.Pos(s), key, "want %s, got %d", what, v)
+	case v > most:
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want at most %d, got %d", most, v)
 	}
 	return v, nil
 }
@@ -56,15 +63,18 @@ func (d *decoder) integers(n ast.Node, key string) ([]int, error) {
 	}
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
-		v, err := d.integer(n, key, 1)
+		v, err := d.integer(n, key, 1, MaxConcurrency)
 		return []int{v}, err
 	}
 	if len(seq.Values) == 0 {
 		return nil, yamlnode.Errorf(d.Pos(n), key, "empty list; give at least one level, like [1, 8, 32]")
 	}
+	if len(seq.Values) > MaxLevels {
+		return nil, yamlnode.Errorf(d.Pos(seq.Values[MaxLevels]), key, "more than %d levels", MaxLevels)
+	}
 	var out []int
 	for i, item := range seq.Values {
-		v, err := d.integer(item, fmt.Sprintf("%s[%d]", key, i), 1)
+		v, err := d.integer(item, fmt.Sprintf("%s[%d]", key, i), 1, MaxConcurrency)
 		if err != nil {
 			return nil, err
 		}
@@ -85,6 +95,9 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 			return nil, yamlnode.Errorf(d.Pos(n), key, "empty list; give at least one rate in requests/s, like [1, 2, 4]")
 		}
 		items = seq.Values
+		if len(items) > MaxLevels {
+			return nil, yamlnode.Errorf(d.Pos(items[MaxLevels]), key, "more than %d levels", MaxLevels)
+		}
 	}
 	var out []float64
 	for i, item := range items {
@@ -103,12 +116,15 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 		if (!isInt && !isFloat) || perr != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 			return nil, yamlnode.Errorf(d.Pos(s), k, "want a request rate above 0 in requests/s, like 2 or 0.5, got %q", text)
 		}
+		if v > MaxRequestRate {
+			return nil, yamlnode.Errorf(d.Pos(s), k, "want at most %d requests/s, got %s", MaxRequestRate, text)
+		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-func (d *decoder) duration(n ast.Node, key string, zeroOK bool) (time.Duration, error) {
+func (d *decoder) duration(n ast.Node, key string, zeroOK bool, most time.Duration) (time.Duration, error) {
 	s, err := d.Scalar(n, key)
 	if err != nil {
 		return 0, err
@@ -117,6 +133,9 @@ func (d *decoder) duration(n ast.Node, key string, zeroOK bool) (time.Duration, 
 	v, err := time.ParseDuration(text)
 	if err != nil || v < 0 || (v == 0 && !zeroOK) {
 		return 0, yamlnode.Errorf(d.Pos(s), key, "want a duration above 0 like 30s, 5m or 1h30m, got %q", text)
+	}
+	if v > most {
+		return 0, yamlnode.Errorf(d.Pos(s), key, "want at most %v, got %s", most, text)
 	}
 	return v, nil
 }

@@ -9,4 +9,7 @@ var (
 	ErrAmbiguous = errors.New("ambiguous")
 	// ErrFailed marks a run that did not complete every workload.
 	ErrFailed = errors.New("benchmark failed")
+	// ErrTooManyFailures marks a run that completed with more failed
+	// requests than its FailureBudget allows.
+	ErrTooManyFailures = errors.New("too many failed requests")
 )

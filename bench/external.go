@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/leftovers"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
@@ -113,8 +114,15 @@ const (
 // own process group, which is killed when it ends, times out or ctx is
 // cancelled (SIGTERM, then SIGKILL after stopGrace), so nothing it
 // started outlives it.
-func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, live io.Writer) (*ExternalResult, error) {
-	dir, err := os.MkdirTemp("", "sglaunch-bench-")
+//
+// The scratch directory's name carries the launch id, so that a later
+// sglaunch removes it if this one is killed before it could.
+func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
+	scratch := leftovers.ScratchPrefix
+	if launchID != "" {
+		scratch += launchID + "-"
+	}
+	dir, err := os.MkdirTemp("", scratch)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", w.Name, err)
 	}
@@ -133,10 +141,14 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 	}
 	res := &ExternalResult{Command: redactCommand(argv), ExitCode: -1}
 	tail := &tailBuffer{keep: outputKeep}
-	var out io.Writer = tail
+	var to io.Writer = tail
 	if live != nil {
-		out = io.MultiWriter(live, tail)
+		to = io.MultiWriter(live, tail)
 	}
+	// The command gets the plan's secrets (OPENAI_API_KEY, HF_TOKEN) and
+	// may print them: its output is masked before it is shown or stored.
+	masker := redact.NewMasker(append(redact.EnvironSecrets(environ), redact.CommandSecrets(argv)...))
+	out := &redact.Writer{W: to, M: masker}
 	cmd, err := childproc.Start(ctx, childproc.Spec{
 		Argv: argv,
 		Env: append(append([]string(nil), environ...),
@@ -151,9 +163,11 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 		return res, fmt.Errorf("run %s: %w", w.Name, err)
 	}
 	ran := cmd.Wait()
+	_ = out.Close()
 	res.Output, res.OutputDropped = tail.String(), tail.dropped
 	res.ExitCode = ran.ExitCode
 	res.Result, res.Metrics = readResult(data.ResultFile)
+	res.Result = maskResult(res.Result, masker)
 	switch {
 	case errors.Is(ran.Err, childproc.ErrTimeout):
 		return res, fmt.Errorf("%s: command timed out after %v", w.Name, time.Duration(w.Timeout))
@@ -175,16 +189,35 @@ func lastLine(out string) string {
 	return ""
 }
 
-// redactCommand masks secret flag values, in an argv and inside a shell
-// command line alike.
+// redactCommand masks secret option values, in an argv and inside a
+// shell command line alike. The command is not SGLang: options are judged
+// by their names as written (redact.CommandArgv).
 func redactCommand(argv []string) []string {
-	out := redact.Argv(argv)
+	out := redact.CommandArgv(argv)
 	for i, a := range out {
 		if strings.ContainsAny(a, " \t") {
-			out[i] = strings.Join(redact.Argv(strings.Fields(a)), " ")
+			out[i] = strings.Join(redact.CommandArgv(strings.Fields(a)), " ")
 		}
 	}
 	return out
+}
+
+// maskResult masks secrets in a result file's content; content that
+// masking leaves invalid JSON (a secret inside a number) is kept as a
+// JSON string.
+func maskResult(raw json.RawMessage, m *redact.Masker) json.RawMessage {
+	if raw == nil || m == nil {
+		return raw
+	}
+	s := m.String(string(raw))
+	if s == string(raw) {
+		return raw
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
 }
 
 // readResult reads the result file, if the command wrote one.

@@ -35,7 +35,7 @@ func TestRunExternalCapturesOutputAndResult(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := Workload{Name: "x", Command: []string{"echo url={{.URL}} port={{.Port}} key=$OPENAI_API_KEY; " + tt.script}, Shell: true}
 			var live strings.Builder
-			res, err := runExternal(t.Context(), w, TemplateData{URL: "http://h:9", Port: 9}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=k"}, &live)
+			res, err := runExternal(t.Context(), w, TemplateData{URL: "http://h:9", Port: 9}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=k"}, "", &live)
 			if err != nil {
 				t.Fatalf("runExternal: %v", err)
 			}
@@ -62,11 +62,11 @@ func TestRunExternalCapturesOutputAndResult(t *testing.T) {
 
 func TestRunExternalFailures(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	res, err := runExternal(t.Context(), Workload{Name: "x", Command: []string{"sh", "-c", "echo oops; exit 3"}}, TemplateData{}, env, nil)
+	res, err := runExternal(t.Context(), Workload{Name: "x", Command: []string{"sh", "-c", "echo oops; exit 3"}}, TemplateData{}, env, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "x: command exited with status 3: oops") || res.ExitCode != 3 {
 		t.Errorf("got %v (exit %d), want exit status 3 with its last line", err, res.ExitCode)
 	}
-	_, err = runExternal(t.Context(), Workload{Name: "x", Command: []string{"/nonexistent/tool"}}, TemplateData{}, env, nil)
+	_, err = runExternal(t.Context(), Workload{Name: "x", Command: []string{"/nonexistent/tool"}}, TemplateData{}, env, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/tool") {
 		t.Errorf("got %v, want a start error naming the tool", err)
 	}
@@ -80,7 +80,7 @@ func TestRunExternalKillsItsGroup(t *testing.T) {
 	w := Workload{Name: "slow", Shell: true, Timeout: Duration(500 * time.Millisecond),
 		Command: []string{"sleep 300 & echo $! > " + pidFile + "; trap '' TERM; wait"}}
 	start := time.Now()
-	_, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	_, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "timed out after 500ms") {
 		t.Fatalf("got %v, want a timeout", err)
 	}
@@ -96,7 +96,7 @@ func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	w := Workload{Name: "d", Shell: true, Command: []string{"sleep 300 & echo $! > " + pidFile + "; echo started"}}
 	start := time.Now()
-	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err != nil || res.ExitCode != 0 || res.Output != "started\n" {
 		t.Fatalf("got %v, exit %d, output %q; want success", err, res.ExitCode, res.Output)
 	}
@@ -109,9 +109,35 @@ func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 func TestRunExternalCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err := runExternal(ctx, Workload{Name: "x", Command: []string{"sleep", "300"}}, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, nil)
+	_, err := runExternal(ctx, Workload{Name: "x", Command: []string{"sleep", "300"}}, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("got %v, want the cancellation", err)
+	}
+}
+
+// TestCommandWorkloadOutputLeaksSecret pins issue 12 defect 3: a command
+// workload gets OPENAI_API_KEY (and the plan's other secrets), and its
+// output, stderr and result file went into the record and the terminal
+// unmasked.
+func TestCommandWorkloadOutputLeaksSecret(t *testing.T) {
+	const key = "sk-test-0123456789"
+	w := Workload{Name: "x", Shell: true, Command: []string{
+		`echo "out $OPENAI_API_KEY"; echo "err $OPENAI_API_KEY" >&2; printf '{"key": "%s", "n": 1}' "$OPENAI_API_KEY" > {{.ResultFile}}; echo --token tok-abcdef`}}
+	var live strings.Builder
+	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=" + key}, "", &live)
+	if err != nil {
+		t.Fatalf("runExternal: %v", err)
+	}
+	for what, text := range map[string]string{"output": res.Output, "live output": live.String(), "result": string(res.Result)} {
+		if strings.Contains(text, key) {
+			t.Errorf("%s holds the key: %q", what, text)
+		}
+	}
+	if !strings.Contains(res.Output, "out <redacted>") || !strings.Contains(res.Output, "err <redacted>") {
+		t.Errorf("output: got %q", res.Output)
+	}
+	if !json.Valid(res.Result) || res.Metrics["n"] != 1 {
+		t.Errorf("result: got %s, metrics %v", res.Result, res.Metrics)
 	}
 }
 

@@ -18,16 +18,39 @@ import (
 // draws its own inputs.
 const roundStride = 1 << 32
 
-// runLevel runs one level: its rounds one after another, each started by a
-// POST /flush_cache (unless the workload turns it off: the flush resets
-// the prefix cache, so no round or level warms the next, and the
-// server's speculative-decoding totals) and followed by a read of the
-// accept length. The warm-up runs before the first round only. The result
-// pools the rounds; it is nil when no round ran.
-func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model string, w Workload, lvl loadgen.Level, obs loadgen.Observer) (*LevelRecord, error) {
-	rec := &LevelRecord{}
+// runLevel runs one level into res.Levels: its rounds one after another,
+// each started by a POST /flush_cache (unless the workload turns it off:
+// the flush resets the prefix cache, so no round or level warms the next,
+// and the server's speculative-decoding totals) and followed by a read of
+// the accept length. The warm-up runs before the first round only. The
+// level record pools the rounds; it is in res.Levels from the end of the
+// first round, and each round goes into it, and the record to disk, before
+// the progress line says the round is done: whatever a kill -9 cuts short,
+// a round reported done is kept. No round ended: no level record.
+func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model string, w Workload, lvl loadgen.Level, prog loadgen.Observer, res *WorkloadResult) error {
+	idx := -1
 	var rounds []loadgen.LevelResult
 	var accepts []float64
+	flushErr := ""
+	// put sets the level's record from the rounds so far and checkpoints.
+	put := func(err error) {
+		l := LevelRecord{LevelResult: loadgen.Pool(rounds, w.SLO), FlushError: flushErr}
+		l.Samples = nil
+		l.Status = levelStatus(l.LevelResult, err)
+		l.AcceptLength = levelAccept(accepts, w.Flush() && flushErr == "")
+		if w.RoundCount() > 1 {
+			for j, lr := range rounds {
+				l.Rounds = append(l.Rounds, RoundRecord{Started: lr.Started, Ended: lr.Ended, Metrics: lr.Metrics, AcceptLength: accepts[j]})
+			}
+		}
+		if idx < 0 {
+			res.Levels = append(res.Levels, l)
+			idx = len(res.Levels) - 1
+		} else {
+			res.Levels[idx] = l
+		}
+		r.checkpoint()
+	}
 	var err error
 	for i := range w.RoundCount() {
 		load := w.Load(lvl, model)
@@ -40,43 +63,38 @@ func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model str
 		}
 		if w.Flush() {
 			load.BeforeMeasure = func(ctx context.Context) error {
-				if ferr := client.API().FlushCache(ctx); ferr != nil && rec.FlushError == "" {
-					rec.FlushError = ferr.Error()
+				if ferr := client.API().FlushCache(ctx); ferr != nil && flushErr == "" {
+					flushErr = ferr.Error()
 					r.note("%s %s: /flush_cache failed (%v); the accept length counts from an earlier flush", w.Name, lvl, ferr)
 				}
 				return nil
 			}
 		}
+		// The round's accept length is read after it ends; until then it
+		// is unknown (0).
+		obs := &recordLevel{next: prog, done: func(lr loadgen.LevelResult) {
+			rounds, accepts = append(rounds, lr), append(accepts, 0)
+			put(nil)
+		}}
 		lr, rerr := client.Run(ctx, load, lvl, obs)
-		if lr.Started.IsZero() {
+		if !obs.ended {
 			err = rerr
 			break
 		}
-		acc := 0.0
+		rounds[len(rounds)-1] = lr
 		if ctx.Err() == nil {
-			acc = acceptLength(ctx, client)
+			accepts[len(accepts)-1] = acceptLength(ctx, client)
 		}
-		rounds, accepts = append(rounds, lr), append(accepts, acc)
 		if derr := r.writeDetails(w.Name, lvl, i, lr); derr != nil && rerr == nil {
 			rerr = derr
 		}
+		put(rerr)
 		if rerr != nil {
 			err = rerr
 			break
 		}
 	}
-	if len(rounds) == 0 {
-		return nil, err
-	}
-	rec.LevelResult = loadgen.Pool(rounds, w.SLO)
-	rec.Samples = nil
-	rec.AcceptLength = levelAccept(accepts, w.Flush() && rec.FlushError == "")
-	if w.RoundCount() > 1 {
-		for j, lr := range rounds {
-			rec.Rounds = append(rec.Rounds, RoundRecord{Started: lr.Started, Ended: lr.Ended, Metrics: lr.Metrics, AcceptLength: accepts[j]})
-		}
-	}
-	return rec, err
+	return err
 }
 
 // levelAccept is a level's accept length from its rounds' readings: their

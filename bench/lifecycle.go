@@ -14,6 +14,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/logfile"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -56,9 +57,17 @@ type RunSpec struct {
 	// Locate finds, for a URL run, the server on this host and the plan
 	// sglaunch runs it with (verify.Locate); nil: not looked for.
 	Locate func(ctx context.Context, url string) *Located
+	// LaunchID marks the run's command workloads (plan.LaunchIDVar) and
+	// names their scratch directories, so that what they leave after a
+	// kill -9 of sglaunch is found again; the launched server gets it
+	// through Launch.
+	LaunchID string
 	// Record is the record to fill (NewRecord, with argv, versions and
 	// host facts set by the caller).
 	Record *Record
+	// MaxFailures is how many failed requests the run may have and still
+	// succeed (default none); the record says partial either way.
+	MaxFailures FailureBudget
 	// KeepRunning leaves the launched server running, supervised, after
 	// the results are out, until a signal stops it.
 	KeepRunning bool
@@ -132,6 +141,9 @@ func Run(ctx context.Context, spec RunSpec, sigs <-chan os.Signal) (*Record, err
 	} else {
 		err = r.runLaunched()
 	}
+	if err == nil {
+		err = spec.MaxFailures.check(r.rec)
+	}
 	if rerr := r.report(); rerr != nil && err == nil {
 		err = rerr
 	}
@@ -153,6 +165,10 @@ type run struct {
 	stopCtx   context.Context
 	saved     string
 	reported  bool
+	// checkpointFailed: a checkpoint could not be saved (said once).
+	checkpointFailed bool
+	// serverLog is the launched server's log, which a full disk may cut.
+	serverLog *logfile.Writer
 }
 
 // runURL measures a server sglaunch did not start.
@@ -172,7 +188,8 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ})
+	r.checkpoint()
+	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
 	err := runner.Check(r.runCtx)
 	if err == nil {
 		rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
@@ -200,15 +217,17 @@ func (r *run) runLaunched() error {
 	store := r.spec.Store
 	logPath := store.LogPath(rec)
 	rec.Server = &ServerStart{Log: logPath}
-	if err := os.MkdirAll(store.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(store.Dir, DirMode); err != nil {
 		return r.finish(fmt.Errorf("records directory: %w", err))
 	}
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, FileMode)
 	if err != nil {
 		return r.finish(fmt.Errorf("server log: %w", err))
 	}
 	defer logFile.Close()
-	out := &lockedWriter{w: logFile}
+	r.checkpoint()
+	r.serverLog = logfile.New(logFile, logPath, func(msg string) { r.spec.Log.Warn(msg) })
+	out := &lockedWriter{w: r.serverLog}
 	if r.spec.ServerOutput {
 		out.also = r.spec.Progress
 	}
@@ -219,6 +238,7 @@ func (r *run) runLaunched() error {
 	s := rec.Server
 	s.PID, s.Load = srv.ServerPID(), srv.Ready()
 	s.StartedAt, s.ReadyAt = s.StartedAt.UTC(), s.ReadyAt.UTC()
+	r.checkpoint()
 
 	// A server that ends during the run fails it at once.
 	runDone := make(chan struct{})
@@ -230,7 +250,7 @@ func (r *run) runLaunched() error {
 		}
 	}()
 	runner := r.runner(Target{URL: p.BaseURL(), APIKey: p.APIKey(), Python: p.Python, Environ: p.Environ,
-		Profile: p.Profile, Fingerprint: p.Fingerprint})
+		Profile: p.Profile, Fingerprint: p.Fingerprint, LaunchID: r.spec.LaunchID})
 	runErr := r.withCause(runner.Run(r.runCtx, rec, r.spec.Workloads))
 	close(runDone)
 	if runErr != nil && context.Cause(r.runCtx) == nil {
@@ -286,22 +306,44 @@ func (r *run) withCause(err error) error {
 }
 
 func (r *run) runner(t Target) *Runner {
-	rn := &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress}
+	rn := &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress, Checkpoint: r.checkpoint}
 	if r.spec.Details {
 		rn.DetailsPath = r.spec.Store.DetailsPath(r.rec)
 	}
 	return rn
 }
 
-// finish closes and saves the record; saving again later replaces it.
-func (r *run) finish(runErr error) error {
-	r.rec.Finish(timeNow(), runErr)
+// checkpoint saves the record of the run in progress (status
+// interrupted): a kill -9 of sglaunch then loses no finished level. The
+// file is replaced atomically each time, so it is never half written.
+func (r *run) checkpoint() {
+	r.rec.Checkpoint()
 	path, err := r.spec.Store.Save(r.rec)
 	if err != nil {
-		r.spec.Log.Error(err.Error())
+		if !r.checkpointFailed {
+			r.checkpointFailed = true
+			r.spec.Log.Warn("cannot save the record as the run goes (" + err.Error() + "); it is saved at the end")
+		}
+		return
+	}
+	r.saved = path
+}
+
+// finish closes and saves the record; saving again later replaces it. A
+// save error is the run's error, reported once by the caller, unless the
+// run failed already: then it is logged here, or it would be lost.
+func (r *run) finish(runErr error) error {
+	r.rec.Finish(timeNow(), runErr)
+	if r.serverLog != nil && r.rec.Server != nil {
+		r.rec.Server.LogCut = r.serverLog.Cut()
+	}
+	path, err := r.spec.Store.Save(r.rec)
+	if err != nil {
+		r.saved = ""
 		if runErr == nil {
 			return err
 		}
+		r.spec.Log.Error(err.Error())
 		return runErr
 	}
 	r.saved = path

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
@@ -16,21 +17,38 @@ const RecordSchema = 1
 
 // Statuses of runs, workloads and levels.
 const (
-	StatusOK      = "ok"
+	// StatusOK: everything ran and every measured request completed.
+	StatusOK = "ok"
+	// StatusPartial: it ran to its end, but some requests failed (a
+	// server shedding load with 429, streams cut short); the metrics are
+	// of the requests that completed.
+	StatusPartial = "partial"
+	// StatusFailed: it ended with an error (every request of a level
+	// failed, the server died, a signal stopped the run).
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped"
+	// StatusInterrupted: the run has not finished. A record is saved so
+	// after every level; one left in this state belongs to an sglaunch
+	// that was killed, and holds the levels that completed.
+	StatusInterrupted = "interrupted"
 )
 
 // Record is one benchmark run, as stored.
 type Record struct {
 	Schema int    `json:"schema"`
 	ID     string `json:"id"`
-	// Status is ok when every workload completed, else failed; Error says
-	// why, and the workloads say what completed.
-	Status  string    `json:"status"`
-	Error   string    `json:"error,omitempty"`
-	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended,omitzero"`
+	// Status is ok when every workload completed with every request,
+	// partial when requests failed, failed on an error, interrupted while
+	// the run goes on (or after sglaunch was killed); Error says why, and
+	// the workloads say what completed.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Requests and FailedRequests count the measured requests of every
+	// level, and those that failed.
+	Requests       int       `json:"requests"`
+	FailedRequests int       `json:"failed_requests"`
+	Started        time.Time `json:"started"`
+	Ended          time.Time `json:"ended,omitzero"`
 	// Argv is the sglaunch command line, secrets redacted.
 	Argv     []string `json:"argv,omitempty"`
 	Sglaunch string   `json:"sglaunch_version"`
@@ -94,8 +112,10 @@ type ServerStart struct {
 	health.Load
 	// Stop says how the server ended after the run.
 	Stop string `json:"stop,omitempty"`
-	// Log is the file holding the server's output.
-	Log string `json:"log,omitempty"`
+	// Log is the file holding the server's output; LogCut says why and
+	// where it was cut (a full disk), when it was.
+	Log    string `json:"log,omitempty"`
+	LogCut string `json:"log_cut,omitempty"`
 }
 
 // WorkloadResult is one workload's definition and outcome.
@@ -115,6 +135,9 @@ type WorkloadResult struct {
 // each round's own.
 type LevelRecord struct {
 	loadgen.LevelResult
+	// Status is ok when every request completed, partial when some
+	// failed (Errors says how).
+	Status string `json:"status"`
 	// AcceptLength is the server's avg_spec_accept_length (speculative
 	// decoding) read from /server_info after each round: the mean of the
 	// rounds' (each since its /flush_cache), or the last reading when the
@@ -146,14 +169,37 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Finish closes the record: ok without an error, failed with it.
+// Finish closes the record: failed with an error; else partial when
+// requests failed, ok when none did.
 func (r *Record) Finish(ended time.Time, err error) {
 	r.Ended = ended.UTC()
-	if err != nil {
+	r.count()
+	switch {
+	case err != nil:
 		r.Status, r.Error = StatusFailed, err.Error()
-		return
+	case r.FailedRequests > 0:
+		r.Status, r.Error = StatusPartial, fmt.Sprintf("%d of %d requests failed", r.FailedRequests, r.Requests)
+	default:
+		r.Status, r.Error = StatusOK, ""
 	}
-	r.Status, r.Error = StatusOK, ""
+}
+
+// Checkpoint marks the record as a run in progress, to be saved after
+// each level: a run that is killed keeps what completed.
+func (r *Record) Checkpoint() {
+	r.count()
+	r.Status, r.Error, r.Ended = StatusInterrupted, "the run did not finish (sglaunch stopped before it could save the result); the levels recorded completed", time.Time{}
+}
+
+// count totals the measured and failed requests of every level.
+func (r *Record) count() {
+	r.Requests, r.FailedRequests = 0, 0
+	for _, w := range r.Results {
+		for _, l := range w.Levels {
+			r.Requests += l.Metrics.Completed + l.Metrics.Failed
+			r.FailedRequests += l.Metrics.Failed
+		}
+	}
 }
 
 // JSON is the record as stored.

@@ -167,18 +167,22 @@ func OutputThroughput(r *Record) (float64, bool) {
 // WriteList prints records as a table, oldest first.
 func WriteList(w io.Writer, entries []Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tPROFILE\tFINGERPRINT\tWORKLOADS\tHEADLINE")
+	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tFAILED\tPROFILE\tFINGERPRINT\tWORKLOADS\tHEADLINE")
 	for _, e := range entries {
 		if e.Err != "" {
-			fmt.Fprintf(tw, "%s\t-\tunreadable\t-\t-\t-\t%s\n", e.ID, e.Err)
+			fmt.Fprintf(tw, "%s\t-\tunreadable\t-\t-\t-\t-\t%s\n", e.ID, e.Err)
 			continue
+		}
+		failed := "-"
+		if e.Requests > 0 {
+			failed = fmt.Sprintf("%d/%d", e.FailedRequests, e.Requests)
 		}
 		fp := short(e.Fingerprint)
 		prof := e.Profile
 		if prof == "" {
 			prof = "(" + e.URL + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Started.In(displayZone).Format("2006-01-02 15:04:05"), e.Status, prof, orDash(fp), orDash(strings.Join(e.Workloads, ",")), orDash(e.Headline))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Started.In(displayZone).Format("2006-01-02 15:04:05"), e.Status, failed, prof, orDash(fp), orDash(strings.Join(e.Workloads, ",")), orDash(e.Headline))
 	}
 	return tw.Flush()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // timeNow is the clock records are stamped with; tests replace it.
@@ -26,6 +27,8 @@ type Target struct {
 	Environ     []string
 	Profile     string
 	Fingerprint string
+	// LaunchID marks command workloads as the launch's (plan.LaunchIDVar).
+	LaunchID string
 }
 
 // Runner runs workloads against one server.
@@ -39,6 +42,10 @@ type Runner struct {
 	// DetailsPath, when set, receives one JSON line per measured request
 	// (bench --details); the record names it.
 	DetailsPath string
+	// Checkpoint, when set, is called as each workload starts and ends
+	// and after each level, with the record as it stands (the bench life cycle saves
+	// it, so that a killed run keeps what completed).
+	Checkpoint func()
 
 	details *detailsFile
 }
@@ -88,61 +95,107 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 	}
 
 	for i, w := range workloads {
-		res := WorkloadResult{Workload: w, Started: timeNow().UTC()}
+		// The result is in the record from the start, so that every
+		// checkpoint shows the levels done so far.
+		rec.Results = append(rec.Results, WorkloadResult{Workload: w, Status: StatusInterrupted, Started: timeNow().UTC()})
+		res := &rec.Results[len(rec.Results)-1]
+		r.checkpoint()
 		var err error
 		if w.External() {
 			data := TemplateData{URL: r.Target.URL, Model: model, Python: r.Target.Python, Profile: r.Target.Profile, Fingerprint: r.Target.Fingerprint}
 			data.Host, data.Port = hostPort(r.Target.URL)
-			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Output)
+			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Target.LaunchID, r.Output)
 		} else {
-			err = r.runLoad(ctx, client, model, w, &res)
+			err = r.runLoad(ctx, client, model, w, res)
 		}
 		res.Ended = timeNow().UTC()
 		res.Status = StatusOK
+		for _, l := range res.Levels {
+			if l.Status == StatusPartial {
+				res.Status = StatusPartial
+			}
+		}
 		if err != nil {
 			res.Status, res.Error = StatusFailed, err.Error()
 		}
-		rec.Results = append(rec.Results, res)
 		if err != nil {
 			for _, rest := range workloads[i+1:] {
 				rec.Results = append(rec.Results, WorkloadResult{Workload: rest, Status: StatusSkipped})
 			}
+			r.checkpoint()
 			return fmt.Errorf("workload %s: %w", w.Name, err)
 		}
+		r.checkpoint()
 	}
 	return nil
 }
 
+func (r *Runner) checkpoint() {
+	if r.Checkpoint != nil {
+		r.Checkpoint()
+	}
+}
+
 func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model string, w Workload, res *WorkloadResult) error {
-	prog := loadgen.NewProgress(r.Progress)
-	if r.Progress == nil {
-		prog = nil
-	} else {
-		prog.Prefix = w.Name
+	var prog loadgen.Observer
+	if r.Progress != nil {
+		p := loadgen.NewProgress(r.Progress)
+		p.Prefix = w.Name
+		prog = p
 	}
 	if err := w.prepare(); err != nil {
 		return err
 	}
 	for _, lvl := range w.Levels() {
-		var obs loadgen.Observer
-		if prog != nil {
-			obs = prog
-		}
-		rec, err := r.runLevel(ctx, client, model, w, lvl, obs)
-		if rec != nil {
-			res.Levels = append(res.Levels, *rec)
-		}
-		if err != nil {
+		if err := r.runLevel(ctx, client, model, w, lvl, prog, res); err != nil {
 			return fmt.Errorf("%s: %w", lvl, err)
 		}
 	}
 	return nil
 }
 
+// levelStatus is ok when every request completed, partial when some
+// failed, failed when the level ended with an error.
+func levelStatus(lr loadgen.LevelResult, err error) string {
+	switch {
+	case err != nil || lr.Metrics.Completed == 0:
+		return StatusFailed
+	case lr.Metrics.Failed > 0:
+		return StatusPartial
+	}
+	return StatusOK
+}
+
+// recordLevel hands a level's result to done as soon as it ends, then
+// to the next observer (the progress display).
+type recordLevel struct {
+	next  loadgen.Observer
+	done  func(loadgen.LevelResult)
+	ended bool
+}
+
+func (o *recordLevel) LevelStart(c *loadgen.Counters) {
+	if o.next != nil {
+		o.next.LevelStart(c)
+	}
+}
+
+func (o *recordLevel) LevelEnd(c *loadgen.Counters, lr loadgen.LevelResult) {
+	o.ended = true
+	o.done(lr)
+	if o.next != nil {
+		o.next.LevelEnd(c, lr)
+	}
+}
+
 // commandEnv is the environment of command workloads: the plan's, with
-// OPENAI_API_KEY set for the server's API key as bench_serving reads it.
+// the launch id, and OPENAI_API_KEY set for the server's API key as
+// bench_serving reads it.
 func (r *Runner) commandEnv() []string {
 	env := append([]string(nil), r.Target.Environ...)
+	if r.Target.LaunchID != "" {
+		env = append(env, plan.LaunchIDVar+"="+r.Target.LaunchID)
+	}
 	if r.Target.APIKey == "" {
 		return env
 	}

@@ -11,6 +11,14 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/inputfile"
+)
+
+// Modes of what the store writes: records and server logs can hold what
+// the server printed, so only their owner reads them.
+const (
+	FileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
 )
 
 // RecordsDir is where records live under the state directory.
@@ -64,10 +72,11 @@ func (s *Store) DetailsPath(r *Record) string {
 }
 
 // Save writes r atomically (a temporary file renamed into place) and
-// returns its path.
+// returns its path. A record holds the server's command line and output,
+// so it is 0600 in a 0700 directory (FileMode, DirMode).
 func (s *Store) Save(r *Record) (string, error) {
 	path := s.Path(r)
-	if err := atomicfile.Write(path, r.JSON(), 0o644); err != nil {
+	if err := atomicfile.Write(path, r.JSON(), FileMode); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	return path, nil
@@ -75,14 +84,18 @@ func (s *Store) Save(r *Record) (string, error) {
 
 // Entry is one record as listed.
 type Entry struct {
-	ID          string    `json:"id"`
-	Path        string    `json:"path"`
-	Started     time.Time `json:"started"`
-	Status      string    `json:"status"`
-	Profile     string    `json:"profile,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	URL         string    `json:"url,omitempty"`
-	Workloads   []string  `json:"workloads,omitempty"`
+	ID      string    `json:"id"`
+	Path    string    `json:"path"`
+	Started time.Time `json:"started"`
+	Status  string    `json:"status"`
+	// Requests and FailedRequests count the run's measured requests and
+	// those that failed.
+	Requests       int      `json:"requests"`
+	FailedRequests int      `json:"failed_requests"`
+	Profile        string   `json:"profile,omitempty"`
+	Fingerprint    string   `json:"fingerprint,omitempty"`
+	URL            string   `json:"url,omitempty"`
+	Workloads      []string `json:"workloads,omitempty"`
 	// Headline is the run's first level in one phrase (decode rate or
 	// output throughput).
 	Headline string `json:"headline,omitempty"`
@@ -105,6 +118,7 @@ func (s *Store) List() ([]Entry, error) {
 			e.Err = err.Error()
 		} else {
 			e.ID, e.Started, e.Status, e.Profile, e.Fingerprint, e.URL = r.ID, r.Started, r.Status, r.Profile, r.PlanFingerprint(), r.URL
+			e.Requests, e.FailedRequests = r.Requests, r.FailedRequests
 			for _, w := range r.Results {
 				e.Workloads = append(e.Workloads, w.Workload.Name)
 			}
@@ -186,12 +200,19 @@ func (s *Store) Get(ref string) (*Record, error) {
 	return nil, inputerr.Errorf("record %q is %w: it starts %d records (%s); give more of the ID", ref, ErrAmbiguous, len(ids), strings.Join(ids, ", "))
 }
 
+// MaxRecordSize bounds a record file read: a record keeps at most 64 KiB
+// of a command's output and 4 MiB of its result per workload.
+const MaxRecordSize = 64 << 20
+
 // Load reads one record file.
 func Load(path string) (*Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxRecordSize)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
+		}
+		if inputerr.Is(err) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("read record: %w", err)
 	}

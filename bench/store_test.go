@@ -113,6 +113,26 @@ func TestStoreSaveIsAtomic(t *testing.T) {
 	}
 }
 
+// TestRecordsWorldReadable pins issue 12 defect 3: records (which hold
+// the server's command line and output) were 0644 in 0755 directories.
+func TestRecordsWorldReadable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "records")
+	s, _ := OpenStore(dir)
+	path, err := s.Save(record("0badcafe", time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{path: FileMode, dir: DirMode, filepath.Dir(dir): DirMode} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %o, want %o", p, got, want)
+		}
+	}
+}
+
 func TestStoreRejects(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")

@@ -85,6 +85,23 @@ const (
 	DefaultRequestTimeout = 10 * time.Minute
 )
 
+// Ceilings of a load workload, so that a typo'd number is an input error
+// rather than an exhausted machine (requests: 200000000 allocated 22 GB,
+// input_len: 400000000 ran out of memory).
+const (
+	MaxRequests         = 1_000_000 // requests, or rounds × concurrency, per level
+	MaxConcurrency      = 10_000    // streams (concurrency, max_concurrency)
+	MaxLevels           = 256       // concurrency or request_rate levels
+	MaxTokensPerRequest = 1 << 20   // input_len, output_len
+	// MaxTokensPerLevel bounds streams × input_len (prompts in flight)
+	// and requests × output_len (the per-token samples a level keeps).
+	MaxTokensPerLevel = 1 << 28
+	MaxRequestRate    = 100_000 // requests/s
+	MaxWarmup         = 10_000
+	MaxDuration       = 24 * time.Hour     // duration, request_timeout
+	MaxCommandTimeout = 7 * 24 * time.Hour // a command workload's timeout
+)
+
 // Builtins are the workloads every profile has.
 func Builtins() []Workload {
 	return []Workload{

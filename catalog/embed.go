@@ -6,6 +6,8 @@ import _ "embed"
 var (
 	//go:embed data/sglang-server-args.txt
 	sglangServerArgsTxt string
+	//go:embed data/sglang-server-args-help.txt
+	sglangServerArgsHelpTxt string
 	//go:embed data/sglang-envs.txt
 	sglangEnvsTxt string
 	//go:embed data/nccl-env.tsv

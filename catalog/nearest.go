@@ -1,6 +1,15 @@
 package catalog
 
-import "sort"
+import (
+	"sort"
+	"unicode/utf8"
+)
+
+// MaxSuggestLen bounds the names Nearest works on, in runes: a name (or a
+// candidate) longer than that gets no suggestion, so the edit-distance
+// work stays bounded (a 50,000-character flag name took 18 s). The longest
+// SGLang option is under 80 characters.
+const MaxSuggestLen = 128
 
 // Nearest returns up to n candidates closest to s by edit distance, best
 // first, leaving out those too far to be a plausible typo.
@@ -9,9 +18,18 @@ func Nearest(s string, candidates []string, n int) []string {
 		c string
 		d int
 	}
-	limit := len(s)/3 + 2
+	ls := utf8.RuneCountInString(s)
+	if ls > MaxSuggestLen {
+		return nil
+	}
+	limit := ls/3 + 2
 	var hits []scored
 	for _, c := range candidates {
+		lc := utf8.RuneCountInString(c)
+		// The distance is at least the difference in length.
+		if lc > MaxSuggestLen || lc-ls > limit || ls-lc > limit {
+			continue
+		}
 		if d := Distance(s, c); d <= limit {
 			hits = append(hits, scored{c, d})
 		}

@@ -26,6 +26,10 @@ type Flag struct {
 	Deprecated  bool     `json:"deprecated"`
 	Replacement string   `json:"replacement"`
 	Removed     bool     `json:"removed"`
+	// Help is the flag's help text as SGLang's --help prints it; HelpSuppressed
+	// marks a flag registered with help=argparse.SUPPRESS (hidden from --help).
+	Help           string `json:"help,omitempty"`
+	HelpSuppressed bool   `json:"help_suppressed,omitempty"`
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.
@@ -56,7 +60,12 @@ var (
 
 // SGLangArgs returns the embedded SGLang flag catalog.
 func SGLangArgs() *Args {
-	argsOnce.Do(func() { argsVal, argsErr = ParseSGLangArgs(sglangServerArgsTxt) })
+	argsOnce.Do(func() {
+		argsVal, argsErr = ParseSGLangArgs(sglangServerArgsTxt)
+		if argsErr == nil {
+			argsErr = argsVal.AttachHelp(sglangServerArgsHelpTxt)
+		}
+	})
 	if argsErr != nil {
 		// The embedded file is part of the binary; a parse failure is a
 		// build defect caught by the package tests, never user input.
@@ -292,6 +301,32 @@ func (f *Flag) parseValueType(typePart string) {
 		}
 		f.Choices = choices
 	}
+}
+
+// AttachHelp sets each flag's help text from the help catalog format
+// (sglang-server-args-help.txt): "--flag | help text" rows, split at the
+// first " | "; a help of SUPPRESS hides the flag from --help. A row for a
+// flag the set does not have is an error: the two files drifted apart.
+func (a *Args) AttachHelp(text string) error {
+	for i, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "--") {
+			continue
+		}
+		name, help, ok := strings.Cut(line, " | ")
+		if !ok {
+			return fmt.Errorf("help line %d: want 'flag | help', got %q", i+1, line)
+		}
+		f, ok := a.byOpt[name]
+		if !ok || f.Name != name {
+			return fmt.Errorf("help line %d: %s is not a flag of the catalog", i+1, name)
+		}
+		if help == "SUPPRESS" {
+			f.HelpSuppressed = true
+			continue
+		}
+		f.Help = strings.TrimSpace(help)
+	}
+	return nil
 }
 
 // fixDeprecatedDests points deprecated aliases at their target's field.

@@ -72,6 +72,8 @@ func TestChoices(t *testing.T) {
 		{"--quantization", "awq", 0},
 		{"--speculative-draft-model-quantization", "fp8", 0},
 		{"--kv-canary-real-data", "none", 3},
+		// SUPPORTED_LORA_TARGET_MODULES + all, from utils/common.py @ dd458f32.
+		{"--lora-target-modules", "all", 21},
 	}
 	for _, tt := range tests {
 		f, _, _ := a.Resolve(tt.opt)
@@ -82,12 +84,50 @@ func TestChoices(t *testing.T) {
 	if f, _, _ := a.Resolve("--quantization"); f.Choices[0] != "awq" {
 		t.Errorf("--quantization: first choice %q, want awq (no label)", f.Choices[0])
 	}
-	for _, opt := range []string{"--lora-target-modules", "--linear-attn-verify-backend", "--linear-attn-decode-backend"} {
+	for _, opt := range []string{"--linear-attn-verify-backend", "--linear-attn-decode-backend"} {
 		if f, _, _ := a.Resolve(opt); f.Choices != nil {
 			t.Errorf("%s: got choices %v, want none (its list is not in the catalog)", opt, f.Choices)
 		}
 	}
 	if f, _, _ := a.Resolve("--enable-multimodal"); f.Choices != nil {
 		t.Errorf("--enable-multimodal: got choices %v, want none", f.Choices)
+	}
+}
+
+// TestSGLangArgsHelp: the help texts are SGLang's own, attached to the
+// flags they belong to; SUPPRESSed flags are marked hidden.
+func TestSGLangArgsHelp(t *testing.T) {
+	a := SGLangArgs()
+	with := 0
+	for _, f := range a.Flags {
+		if f.Help != "" {
+			with++
+		}
+	}
+	if with != 477 {
+		t.Errorf("flags with a help text: got %d, want 477", with)
+	}
+	for opt, want := range map[string]string{
+		"--cuda-graph-max-bs":  "Deprecated alias for --cuda-graph-max-bs-decode.",
+		"--disable-cuda-graph": "Deprecated. Use --cuda-graph-backend-{decode,prefill}=disabled instead.",
+		"--smg-grpc-mode":      "Use the legacy SMG gRPC server (smg-grpc-servicer) instead of the HTTP server. Replaces the deprecated --grpc-mode.",
+		"--tp-size":            "The tensor parallelism size.",
+	} {
+		f, _ := a.Lookup(opt)
+		if f.Help != want {
+			t.Errorf("%s: got %q, want %q", opt, f.Help, want)
+		}
+	}
+	if f, _ := a.Lookup("--speculative-dflash-draft-window-size"); !f.HelpSuppressed || f.Help != "" {
+		t.Errorf("--speculative-dflash-draft-window-size: got %q suppressed=%v, want hidden", f.Help, f.HelpSuppressed)
+	}
+	if f, _ := a.Lookup("--reasoning-parser"); !slices.Contains(f.Choices, "muse") {
+		t.Errorf("--reasoning-parser choices lack muse: %v", f.Choices)
+	}
+	if f, _ := a.Lookup("--grpc-mode"); !f.Deprecated || f.Replacement != "--smg-grpc-mode" {
+		t.Errorf("--grpc-mode: deprecated=%v replacement=%q, want --smg-grpc-mode", f.Deprecated, f.Replacement)
+	}
+	if err := NewArgs("x", nil).AttachHelp("--nope | x\n"); err == nil {
+		t.Errorf("help for an unknown flag: got no error")
 	}
 }

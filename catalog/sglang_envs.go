@@ -23,9 +23,12 @@ type SGLangEnv struct {
 type SGLangRetired struct {
 	Name        string
 	Replacement string
-	// Removed is true when setting the name does nothing at all.
+	// Removed is true when SGLang no longer acts on the name.
 	Removed bool
 	Note    string
+	// Warning is what SGLang logs at start-up when a removed name is set
+	// anyway; empty when it says nothing.
+	Warning string
 }
 
 // SGLangEnvs is the SGLang environment catalog.
@@ -35,6 +38,7 @@ type SGLangEnvs struct {
 	// Direct are names read with os.getenv outside the registry.
 	Direct  []string
 	Retired []*SGLangRetired
+	aliases []*SGLangRetired // deprecated aliases of registry names
 	byName  map[string]*SGLangEnv
 	retired map[string]*SGLangRetired
 	direct  map[string]bool
@@ -85,6 +89,8 @@ var (
 	reReplaced  = regexp.MustCompile(`^((?:SGLANG|SGL)_[A-Z0-9_]+)(?:\s*/\s*(_[A-Z0-9_]+))?\s*(?:\((.*)\))?$`)
 	reRemovedBy = regexp.MustCompile(`\(((?:removed|retired)[^;)]*(?:\([^)]*\))?[^;)]*)`)
 	reCommitSrc = regexp.MustCompile(`@ commit ([0-9a-f]{7,40})`)
+	reAliasRow  = regexp.MustCompile(`^((?:SGLANG|SGL)_[A-Z0-9_]+) \(deprecated alias ((?:SGLANG|SGL)_[A-Z0-9_]+)\)$`)
+	reWarns     = regexp.MustCompile(`logs the warning "([^"]+)"`)
 )
 
 // ParseSGLangEnvs parses sglang-envs.txt: NAME | type | default rows, and
@@ -105,6 +111,13 @@ func ParseSGLangEnvs(text string) (*SGLangEnvs, error) {
 				return nil, fmt.Errorf("line %d: want NAME | type | default, got %q", i+1, line)
 			}
 			v := &SGLangEnv{Name: parts[0], Type: parts[1], Default: parts[2]}
+			// "NAME (deprecated alias OLD)": SGLang reads OLD when NAME is
+			// unset, with a DeprecationWarning (EnvBoolWithAlias and kin).
+			if m := reAliasRow.FindStringSubmatch(v.Name); m != nil {
+				v.Name = m[1]
+				c.aliases = append(c.aliases, &SGLangRetired{Name: m[2], Replacement: m[1],
+					Note: "deprecated alias of " + m[1] + "; SGLang reads it only when " + m[1] + " is unset, with a DeprecationWarning"})
+			}
 			if t, ok := strings.CutSuffix(v.Type, " (secret)"); ok {
 				v.Type, v.Secret = t, true
 			}
@@ -128,6 +141,11 @@ func ParseSGLangEnvs(text string) (*SGLangEnvs, error) {
 	for _, d := range c.Direct {
 		c.direct[d] = true
 		seen[d] = true
+	}
+	for _, r := range c.aliases {
+		c.Retired = append(c.Retired, r)
+		c.direct[r.Name] = true // read, though deprecated
+		seen[r.Name] = true
 	}
 	for _, r := range c.Retired {
 		c.retired[r.Name] = r
@@ -175,7 +193,11 @@ func (c *SGLangEnvs) parseHeader(lines []string) error {
 		if m := reRemovedBy.FindStringSubmatch(removed); m != nil {
 			note = strings.TrimSpace(m[1])
 		}
-		c.Retired = append(c.Retired, &SGLangRetired{Name: name, Removed: true, Note: note})
+		r := &SGLangRetired{Name: name, Removed: true, Note: note}
+		if m := reWarns.FindStringSubmatch(strings.Join(strings.Fields(removed), " ")); m != nil {
+			r.Warning = m[1]
+		}
+		c.Retired = append(c.Retired, r)
 		break // only the first name is the removed one; the rest quote old code
 	}
 

@@ -82,3 +82,52 @@ func TestHumanReadableInt(t *testing.T) {
 		}
 	}
 }
+
+// TestSGLangEnvAliasRows: rows written "NAME (deprecated alias OLD)" are
+// two names SGLang reads, not one unread name. Nine registry variables
+// were called unread before.
+func TestSGLangEnvAliasRows(t *testing.T) {
+	c := SGLangEnvCatalog()
+	aliases := 0
+	for _, v := range c.Vars {
+		if strings.ContainsAny(v.Name, " ()") {
+			t.Errorf("registry name %q holds the alias note", v.Name)
+		}
+	}
+	for _, r := range c.Retired {
+		if strings.HasPrefix(r.Note, "deprecated alias of ") {
+			aliases++
+		}
+	}
+	if aliases != 9 {
+		t.Errorf("deprecated aliases: got %d, want 9", aliases)
+	}
+	for _, name := range []string{"SGLANG_ENABLE_NVTX_SCHEDULER", "SGLANG_ENABLE_NVTX", "SGLANG_DSA_FUSE_TOPK", "SGLANG_NSA_FUSE_TOPK"} {
+		if !c.Reads(name) {
+			t.Errorf("%s: not read, want read", name)
+		}
+	}
+	r, ok := c.LookupRetired("SGLANG_NSA_FUSE_TOPK")
+	if !ok || r.Removed || r.Replacement != "SGLANG_DSA_FUSE_TOPK" {
+		t.Errorf("SGLANG_NSA_FUSE_TOPK: got %+v, want a deprecated alias of SGLANG_DSA_FUSE_TOPK", r)
+	}
+}
+
+// TestSGLangEnvDirectReads: names SGLang reads with os.getenv outside the
+// registry (main dd458f32) are read, and SGLANG_ENABLE_SPEC_V2, removed,
+// still makes SGLang log a warning.
+func TestSGLangEnvDirectReads(t *testing.T) {
+	c := SGLangEnvCatalog()
+	if got := len(c.Direct); got != 77 {
+		t.Errorf("names read directly: got %d, want 77", got)
+	}
+	for _, name := range []string{"SGLANG_HOST_IP", "SGLANG_OLLAMA_CHAT_ROUTE", "SGLANG_NCCL_SO_PATH", "SGL_DG_USE_NVRTC", "SGLANG_TORCH_COMPILE_MODE"} {
+		if !c.Reads(name) {
+			t.Errorf("%s: not read, want read directly", name)
+		}
+	}
+	r, _ := c.LookupRetired("SGLANG_ENABLE_SPEC_V2")
+	if want := "SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path."; r == nil || r.Warning != want {
+		t.Errorf("SGLANG_ENABLE_SPEC_V2 warning: got %+v, want %q", r, want)
+	}
+}

@@ -9,4 +9,7 @@ var (
 	// ErrStalled: the server printed nothing for health.stall_timeout
 	// while loading.
 	ErrStalled = errors.New("load stalled")
+	// ErrNotYet: a Gate's Confirm cannot tell yet whether a 200 came
+	// from the right server; the gate keeps probing.
+	ErrNotYet = errors.New("not confirmed yet")
 )

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/systemd"
 )
 
@@ -43,6 +45,15 @@ type Gate struct {
 	Notifier       *systemd.Notifier // nil: none
 	Logger         *slog.Logger      // status lines; nil: none
 	Estimate       Estimate          // from earlier loads, for the ETA
+	// Confirm, when set, is asked whether a 200 came from the right
+	// server (the one whose load is tracked, not another holding the
+	// port): nil accepts the answer; an error wrapping ErrNotYet keeps
+	// probing; any other error ends the wait with it.
+	Confirm func() error
+	// OnProbe, when set, is told how each finished probe ended (Failures
+	// is 0); a probe cut short by the gate itself is not reported. Called
+	// from the probing goroutine; it must not block.
+	OnProbe func(Check)
 
 	mu        sync.Mutex
 	lastProbe string
@@ -57,10 +68,11 @@ func (g *Gate) Wait(ctx context.Context) (time.Time, error) {
 	defer cancel()
 	start := g.Tracker.Start()
 	ready := make(chan time.Time, 1)
+	refused := make(chan error, 1)
 	probing := make(chan struct{})
 	go func() {
 		defer close(probing)
-		g.probeLoop(ctx, ready)
+		g.probeLoop(ctx, ready, refused)
 	}()
 	// No probe outlives Wait.
 	defer func() {
@@ -83,6 +95,8 @@ func (g *Gate) Wait(ctx context.Context) (time.Time, error) {
 		select {
 		case at := <-ready:
 			return at, nil
+		case err := <-refused:
+			return time.Time{}, err
 		case <-ctx.Done():
 			return time.Time{}, context.Cause(ctx)
 		case <-changed:
@@ -153,16 +167,21 @@ func (g *Gate) extend(now time.Time, lastExtend, extendedFor *time.Time) {
 // probeLoop polls until a probe answers 200; connection refused, 503 and
 // timeouts mean "still loading". When the ready line appears the current
 // wait is cut short and probes come quickly for a moment.
-func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
+func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time, refused chan<- error) {
 	var fastMu sync.Mutex
 	var fastUntil time.Time
+	// Attempts run one after another on this goroutine's Do: the hook
+	// and CheckRetry of one attempt bracket it.
+	var attempt time.Time
 	client := &retryablehttp.Client{
-		HTTPClient: httpClient(g.URL, g.RequestTimeout),
-		RetryMax:   math.MaxInt32,
+		HTTPClient:     httpClient(g.URL, g.RequestTimeout),
+		RetryMax:       math.MaxInt32,
+		RequestLogHook: func(retryablehttp.Logger, *http.Request, int) { attempt = time.Now() },
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
 			}
+			g.report(attempt, resp, err)
 			if err != nil {
 				g.noteProbe(describe(err))
 				return true, nil
@@ -202,9 +221,26 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
 		}
 		kicked := errors.Is(context.Cause(actx), errKick)
 		acancel(nil)
+		answered := timeNow() // the ready time, before the check's own cost
+		if err == nil && g.Confirm != nil {
+			switch cerr := g.Confirm(); {
+			case cerr == nil:
+			case errors.Is(cerr, ErrNotYet):
+				g.noteProbe("answered 200, but " + cerr.Error())
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(g.PollInterval):
+				}
+				continue
+			default:
+				refused <- cerr
+				return
+			}
+		}
 		switch {
 		case err == nil:
-			ready <- timeNow()
+			ready <- answered
 			return
 		case ctx.Err() != nil:
 			return
@@ -224,6 +260,17 @@ func (g *Gate) probeLoop(ctx context.Context, ready chan<- time.Time) {
 			}
 		}
 	}
+}
+
+// report tells OnProbe how one attempt ended.
+func (g *Gate) report(started time.Time, resp *http.Response, err error) {
+	if g.OnProbe == nil {
+		return
+	}
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = &sglangapi.StatusError{Code: resp.StatusCode, Status: resp.Status}
+	}
+	g.OnProbe(Check{At: timeNow(), Err: err, Took: time.Since(started)})
 }
 
 func (g *Gate) noteProbe(s string) {

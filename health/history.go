@@ -80,6 +80,16 @@ func (h History) Estimate(fingerprint string) (Estimate, error) {
 	return Estimate{Typical: time.Duration(mid * float64(time.Second)), Loads: len(secs)}, err
 }
 
+// Last returns the latest remembered load of the plan, false when there
+// is none (an unreadable history counts as none).
+func (h History) Last(fingerprint string) (Load, bool) {
+	f, _ := h.read(fingerprint)
+	if len(f.Loads) == 0 {
+		return Load{}, false
+	}
+	return f.Loads[len(f.Loads)-1], true
+}
+
 // Record remembers one successful load, keeping the latest keepLoads.
 func (h History) Record(fingerprint string, l Load) error {
 	if h.Dir == "" || fingerprint == "" {

@@ -23,6 +23,8 @@ type Check struct {
 	At       time.Time
 	Err      error // nil: /health answered 200
 	Failures int   // consecutive failures, this one included
+	// Took is how long the probe ran.
+	Took time.Duration
 }
 
 // OK reports whether the probe passed.
@@ -33,6 +35,10 @@ func (c Check) Unhealthy(threshold int) bool { return c.Failures >= max(threshol
 
 // Reason describes a failed probe briefly.
 func (c Check) Reason() string { return describe(c.Err) }
+
+// Result names how the probe ended in one word of a fixed set (see
+// Results), for counters.
+func (c Check) Result() string { return result(c.Err) }
 
 // Run probes every Interval until ctx ends, calling report after each
 // probe. A probe that takes longer than Interval delays the next one.
@@ -64,7 +70,7 @@ func (l *Liveness) Run(ctx context.Context, report func(Check)) {
 		} else {
 			failures = 0
 		}
-		report(Check{At: timeNow(), Err: err, Failures: failures})
+		report(Check{At: timeNow(), Err: err, Failures: failures, Took: time.Since(started)})
 		next.Reset(max(l.Interval-time.Since(started), 0))
 	}
 }

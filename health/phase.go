@@ -2,6 +2,7 @@ package health
 
 import (
 	"bytes"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,8 +33,9 @@ const (
 const ReadyLine = "The server is fired up and ready to roll!"
 
 // marker maps one of SGLang's log lines to a phase. Every TP rank logs
-// the per-rank lines; a step that ends ("loaded", "captured") takes the
-// time of its last rank, a step that begins the time of its first.
+// the per-rank lines (with its "[time TPn]" prefix, none at tp 1); a step
+// that ends ("loaded", "captured") takes the time of its last rank and of
+// its last repetition, a step that begins the time of its first.
 type marker struct {
 	text []byte
 	name string
@@ -44,6 +46,20 @@ type marker struct {
 // block of output is mostly decode lines: one fast pass per anchor, with
 // anchors that start with bytes such lines rarely hold, keeps the tracker
 // far cheaper than the copy through the pipe.
+//
+// The lines, from SGLang's sources (main dd458f32 unless noted):
+//   - model_runner.py: "Load weight begin. avail mem=..." and "Load weight
+//     end. elapsed=..., type=..." (also the draft model's, under
+//     speculative decoding).
+//   - mem_cache/memory_pool.py: "[label ]KV Cache is allocated. dtype: ..."
+//     ("#tokens: ..." without dtype up to v0.5.14; the label is "Full" or
+//     "SWA" for sliding-window pools); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
+//     the pool is first reserved ("KV Cache VA upper bound. ...") and sized
+//     after the captures (model_runner_components/kv_pool_runtime.py:
+//     "Post-capture KV sizing: KV cache allocated. ...").
+//   - the captures, see captureMarker.
+//   - uvicorn's "Uvicorn running on", or under --enable-http2 the embedded
+//     Granian server's "Listening at: http://..." (granian/server/embed.py).
 var markerGroups = []struct {
 	anchor  []byte
 	markers []marker
@@ -52,13 +68,63 @@ var markerGroups = []struct {
 		{[]byte("Load weight begin"), PhaseLoadingWeights, false},
 		{[]byte("Load weight end"), PhaseWeightsLoaded, true},
 	}},
-	{[]byte("KV Cache is allocated"), []marker{{[]byte("KV Cache is allocated"), PhaseKVCache, true}}},
-	{[]byte("Capture cuda graph "), []marker{
-		{[]byte("Capture cuda graph begin"), PhaseCapturingGraphs, false},
-		{[]byte("Capture cuda graph end"), PhaseGraphsCaptured, true},
+	{[]byte("KV Cache "), []marker{
+		{[]byte("KV Cache is allocated"), PhaseKVCache, true},
+		{[]byte("KV Cache VA upper bound"), PhaseKVCache, true},
 	}},
+	{[]byte("Post-capture KV sizing: "), []marker{{[]byte("Post-capture KV sizing: KV cache allocated"), PhaseKVCache, true}}},
 	{[]byte("Uvicorn running on"), []marker{{[]byte("Uvicorn running on"), PhasePortBound, false}}},
+	{[]byte("Listening at: http"), []marker{{[]byte("Listening at: http"), PhasePortBound, false}}},
 	{[]byte("fired up and ready to roll"), []marker{{[]byte(ReadyLine), PhaseWarmupDone, false}}},
+}
+
+// captureAnchor starts every CUDA (or NPU, CPU...) graph capture line of
+// every SGLang release:
+//
+//	v0.5.10 and older  "Capture cuda graph begin. This can take up to several minutes. ..."
+//	                   "Capture cuda graph end. Time elapsed: ..."
+//	                   "Capture piecewise CUDA graph begin. ..." / "... end. Time elapsed: ..."
+//	                   "Capture draft cuda graph begin. ...", "Capture draft extend cuda graph begin. ..."
+//	v0.5.15 (PR #28937) and later, per capture set
+//	                   "Capture target prefill CUDA graph begin. backend=..., num_tokens=[...]"
+//	                   "Capture target decode CUDA graph begin. backend=..., num_tokens_per_req=1, bs=[...]"
+//	                   ("target verify" under speculative decoding; "num_tokens_per_bs" in v0.5.15)
+//	                   "Capture draft decode CUDA graph begin. ...", "Capture draft extend CUDA graph begin. ..."
+//	                   "Capture <set> CUDA graph end. elapsed=..."
+//
+// The first begin of any set starts the capture phase; the last end of any
+// set, on any rank, ends it. "Capture cuda graph bs [...]" (v0.5.10) is
+// neither.
+var captureAnchor = []byte("Capture ")
+
+// captureMarkers returns the offsets in b of the first capture begin and
+// of the first capture end, or -1.
+func captureMarkers(b []byte) (begin, end int) {
+	begin, end = -1, -1
+	for off := 0; ; {
+		i := bytes.Index(b[off:], captureAnchor)
+		if i < 0 {
+			return begin, end
+		}
+		at := off + i
+		rest := b[at:]
+		line := rest[len(captureAnchor):]
+		if j := bytes.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		// The verb closes the capture's name: "... graph begin." or
+		// "... graph end.", within the first words of the line.
+		if len(line) > 120 {
+			line = line[:120]
+		}
+		switch {
+		case begin < 0 && (bytes.Contains(line, []byte(" begin.")) || bytes.HasSuffix(line, []byte(" begin"))):
+			begin = at
+		case end < 0 && (bytes.Contains(line, []byte(" end.")) || bytes.HasSuffix(line, []byte(" end"))):
+			end = at
+		}
+		off = at + len(captureAnchor)
+	}
 }
 
 // Tracker follows the server's output during the load: the phases seen,
@@ -73,6 +139,7 @@ type Tracker struct {
 	mu      sync.Mutex
 	phases  []Phase
 	index   map[string]int
+	current Phase // what the load is doing now: see Last
 	ready   chan struct{}
 	readyAt time.Duration
 	changed chan struct{} // closed and replaced on every new phase
@@ -100,26 +167,40 @@ func (t *Tracker) Observe(b []byte) {
 		return
 	}
 	// A block is a run of lines read together, so every line in it has
-	// the same time anyway: whether a marker occurs is all that matters.
-	var hits []marker
+	// the same time: what matters is which markers occur, in log order.
+	type hit struct {
+		m   marker
+		pos int
+	}
+	var hits []hit
+	if bytes.Contains(b, captureAnchor) {
+		begin, end := captureMarkers(b)
+		if begin >= 0 {
+			hits = append(hits, hit{marker{name: PhaseCapturingGraphs}, begin})
+		}
+		if end >= 0 {
+			hits = append(hits, hit{marker{name: PhaseGraphsCaptured, last: true}, end})
+		}
+	}
 	for _, g := range markerGroups {
 		if !bytes.Contains(b, g.anchor) {
 			continue
 		}
 		for _, m := range g.markers {
-			if bytes.Contains(b, m.text) {
-				hits = append(hits, m)
+			if i := bytes.Index(b, m.text); i >= 0 {
+				hits = append(hits, hit{m, i})
 			}
 		}
 	}
 	if len(hits) == 0 {
 		return
 	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
 	at := now.Sub(t.start)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, m := range hits {
-		t.record(m, at)
+	for _, h := range hits {
+		t.record(h.m, at)
 	}
 }
 
@@ -128,16 +209,31 @@ func (t *Tracker) record(m marker, at time.Duration) {
 		if m.last {
 			t.phases[i].At = at
 		}
+		// SGLang captures several graph sets one after another (prefill,
+		// decode or verify, the draft's; v0.5.10: decode, then piecewise):
+		// a set that begins after one has ended is capturing again, and
+		// its end is the end of the captures so far.
+		switch {
+		case m.name == PhaseCapturingGraphs && t.current.Name == PhaseGraphsCaptured:
+			t.setCurrent(Phase{Name: PhaseCapturingGraphs, At: at})
+		case m.name == PhaseGraphsCaptured && t.current.Name == PhaseCapturingGraphs:
+			t.setCurrent(Phase{Name: PhaseGraphsCaptured, At: at})
+		}
 		return
 	}
 	t.index[m.name] = len(t.phases)
 	t.phases = append(t.phases, Phase{Name: m.name, At: at})
-	close(t.changed)
-	t.changed = make(chan struct{})
+	t.setCurrent(Phase{Name: m.name, At: at})
 	if m.name == PhaseWarmupDone {
 		t.readyAt = at
 		close(t.ready)
 	}
+}
+
+func (t *Tracker) setCurrent(p Phase) {
+	t.current = p
+	close(t.changed)
+	t.changed = make(chan struct{})
 }
 
 // Finish stops phase detection; Observe then only notes the output time.
@@ -150,17 +246,19 @@ func (t *Tracker) Phases() []Phase {
 	return append([]Phase(nil), t.phases...)
 }
 
-// Last returns the most recent new phase.
+// Last returns what the load is doing now: the most recent new phase,
+// or "capturing CUDA graphs" again while a later graph set is captured
+// after an earlier one ended, with the time it began.
 func (t *Tracker) Last() (Phase, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.phases) == 0 {
 		return Phase{}, false
 	}
-	return t.phases[len(t.phases)-1], true
+	return t.current, true
 }
 
-// Changed is closed when a new phase appears after the call.
+// Changed is closed when what Last returns changes after the call.
 func (t *Tracker) Changed() <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()

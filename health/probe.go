@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -69,6 +70,36 @@ func describe(err error) string {
 		return op.Err.Error()
 	}
 	return err.Error()
+}
+
+// How a probe ended, in the words Check.Result uses.
+const (
+	ResultOK          = "ok"          // 200
+	ResultRefused     = "refused"     // connection refused: the port is not bound
+	ResultUnavailable = "unavailable" // 503: loading, warming up, shutting down or a rank hung
+	ResultTimeout     = "timeout"     // no answer within the request timeout
+	ResultHTTPError   = "http_error"  // another HTTP status
+	ResultError       = "error"       // anything else (reset, DNS, a bad URL)
+)
+
+// Results lists every word Check.Result may return.
+var Results = []string{ResultOK, ResultRefused, ResultUnavailable, ResultTimeout, ResultHTTPError, ResultError}
+
+func result(err error) string {
+	var se *sglangapi.StatusError
+	switch {
+	case err == nil:
+		return ResultOK
+	case errors.As(err, &se) && se.Code == http.StatusServiceUnavailable:
+		return ResultUnavailable
+	case errors.As(err, &se):
+		return ResultHTTPError
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return ResultTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ResultRefused
+	}
+	return ResultError
 }
 
 func isTimeout(err error) bool {

@@ -52,15 +52,21 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	switch {
 	case errors.Is(e.Reason, ErrExited):
-		fmt.Fprintf(&b, "server %s", e.end)
+		crash := e.end.signal == syscall.SIGKILL // nobody here sent it
+		if crash {
+			fmt.Fprintf(&b, "server exited with SIGKILL (exit status %d)", int(e.end.status))
+		} else {
+			fmt.Fprintf(&b, "server %s", e.end)
+		}
 		if e.DuringLoad {
 			fmt.Fprintf(&b, " during the load, %s after start", secs(e.After))
 		} else {
 			fmt.Fprintf(&b, " %s after start", secs(e.After))
 		}
-		if e.end.signal == syscall.SIGKILL {
-			// Nobody here sent it: SGLang's own end after a failed rank.
-			b.WriteString(" (a crash: SGLang SIGKILLs its own process tree when a rank fails; the rank's traceback is in the output. An OOM kill ends the same way: the kernel log tells)")
+		if crash {
+			// SGLang's own end after a failed rank, not (necessarily) an
+			// OOM kill: say which is likely and how to tell.
+			b.WriteString(": a crash, as SGLang ends its own process tree when a rank fails (the rank's traceback is in the output); an OOM kill or a kill -9 ends the same way, and the kernel log tells")
 		}
 	default:
 		b.WriteString(e.Reason.Error())

@@ -76,9 +76,11 @@ func TestErrorMessage(t *testing.T) {
 			"server exited with status 3 during the load, 2.5s after start\nlast 2 lines of server output:\n  a\n  b",
 		},
 		{
+			// Issue 10: SGLang ends its tree with SIGKILL when a rank
+			// fails; "killed by SIGKILL" alone read like an OOM kill.
 			"killed after ready",
 			&Error{Reason: ErrExited, Ran: true, Status: 137, After: time.Minute, end: exit{status: 137, signal: syscall.SIGKILL}},
-			"server was killed by SIGKILL (exit status 137) 60.0s after start",
+			"server exited with SIGKILL (exit status 137) 60.0s after start: a crash, as SGLang ends its own process tree when a rank fails (the rank's traceback is in the output); an OOM kill or a kill -9 ends the same way, and the kernel log tells",
 		},
 		{
 			"interrupted: no tail",

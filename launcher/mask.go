@@ -1,12 +1,8 @@
 package launcher
 
-import (
-	"bytes"
+import "github.com/sglaunch/sglaunch/internal/redact"
 
-	"github.com/sglaunch/sglaunch/internal/redact"
-)
-
-// secretBytes turns the plan's secret values into what maskSecrets looks for.
+// secretBytes turns the plan's secret values into what the relays mask.
 func secretBytes(values []string) [][]byte {
 	out := make([][]byte, len(values))
 	for i, v := range values {
@@ -15,13 +11,13 @@ func secretBytes(values []string) [][]byte {
 	return out
 }
 
-// maskSecrets replaces every secret value in b with redact.Mask. It
-// returns b itself when there is nothing to mask, the common case.
-func maskSecrets(b []byte, secrets [][]byte) []byte {
-	for _, s := range secrets {
-		if bytes.Contains(b, s) {
-			b = bytes.ReplaceAll(b, s, []byte(redact.Mask))
-		}
+// newMasker builds one stream's masker. Each relay has its own: the tail
+// it holds back (the start of what may be a secret split across two
+// reads) belongs to its stream. nil when there is nothing to mask.
+func newMasker(secrets [][]byte) *redact.Masker {
+	values := make([]string, len(secrets))
+	for i, s := range secrets {
+		values[i] = string(s)
 	}
-	return b
+	return redact.NewMasker(values)
 }

@@ -32,6 +32,10 @@ type Options struct {
 	// (the load tracker reads the phases from it). Called from the relay
 	// goroutines; it must not block.
 	Observe func([]byte)
+	// LaunchID, when set, goes into the server's environment as
+	// plan.LaunchIDVar: every process of its tree inherits it, and a
+	// later sglaunch finds them by it if this one is killed.
+	LaunchID string
 	// OnStopping is told why the server is being stopped, at the first
 	// stop request and when it ends by itself (systemd's STOPPING=1). It
 	// may be called more than once.

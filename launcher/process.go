@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/logfile"
 	"github.com/sglaunch/sglaunch/internal/tty"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -106,15 +107,16 @@ func (s *Process) start() error {
 	spared := childrenOfSelf()
 	var file *lockedFile
 	if s.opts.LogFile != "" {
-		f, err := os.OpenFile(s.opts.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		// 0600: the server's output can hold what a masker cannot know.
+		f, err := os.OpenFile(s.opts.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return inputerr.Errorf("log file: %w", err)
 		}
-		file = &lockedFile{f: f}
+		file = &lockedFile{f: f, w: logfile.New(f, s.opts.LogFile, func(msg string) { s.log.Warn(msg) })}
 	}
 	s.startedAt = time.Now()
 	s.out = &output{observe: s.opts.Observe, tail: &tail{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
-	cmd := command(s.plan)
+	cmd := command(s.plan, s.opts.LaunchID)
 	var err error
 	if s.opts.Terminal {
 		s.proc, err = startPTY(cmd, s.opts.TTY)

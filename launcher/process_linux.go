@@ -30,10 +30,13 @@ type process struct {
 }
 
 // command builds the exec.Cmd for plan: exactly the plan's argv and
-// environment, stdin from /dev/null.
-func command(plan *plan.Plan) *exec.Cmd {
-	cmd := exec.Command(plan.Argv[0], plan.Argv[1:]...)
-	cmd.Env = plan.Environ
+// environment (plus the launch id), stdin from /dev/null.
+func command(p *plan.Plan, launchID string) *exec.Cmd {
+	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	cmd.Env = p.Environ
+	if launchID != "" {
+		cmd.Env = append(append([]string(nil), p.Environ...), plan.LaunchIDVar+"="+launchID)
+	}
 	cmd.WaitDelay = waitDelay
 	return cmd
 }

@@ -24,12 +24,13 @@ type process struct {
 	exitedAt time.Time
 }
 
-func command(p *plan.Plan) *exec.Cmd { return exec.Command(p.Argv[0], p.Argv[1:]...) }
+func command(p *plan.Plan, _ string) *exec.Cmd { return exec.Command(p.Argv[0], p.Argv[1:]...) }
 
 func startPiped(*exec.Cmd, *os.File, *os.File) (*process, error) { return nil, ErrUnsupported }
 func startPTY(*exec.Cmd, *os.File) (*process, error)             { return nil, ErrUnsupported }
 func pipe() (*os.File, *os.File, error)                          { return nil, nil, ErrUnsupported }
 func (p *process) signalGroup(syscall.Signal) error              { return nil }
+func (p *process) signalMain(syscall.Signal) error               { return nil }
 func (p *process) done() bool                                    { return true }
 func (p *process) resize(*os.File)                               {}
 

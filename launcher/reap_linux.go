@@ -3,8 +3,6 @@ package launcher
 import (
 	"errors"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -162,19 +160,6 @@ func reap(pid int) {
 // startTime is a process's start time (clock ticks since boot), which
 // tells a process from a later one that reuses its pid.
 func startTime(pid int) (uint64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(f[19], 10, 64)
-	return v, err == nil
+	st, err := proc.ReadStat(pid)
+	return st.StartTime, err == nil && st.StartTime != 0
 }

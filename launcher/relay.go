@@ -7,6 +7,9 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/logfile"
+	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
 const (
@@ -28,8 +31,9 @@ type output struct {
 	observe func([]byte) // the load tracker; called from the relays
 	tail    *tail
 	file    *lockedFile // nil without --log-file
-	// secrets are masked wherever the output goes (see mask.go); a
-	// secret split across two pty reads is the one case not caught.
+	// secrets are masked wherever the output goes, by one masker per
+	// stream (see mask.go) that also catches a secret split across two
+	// reads or flushes.
 	secrets [][]byte
 	wg      sync.WaitGroup
 	readers []*os.File
@@ -48,28 +52,31 @@ func (o *output) whileOpen(f func()) {
 	}
 }
 
+// lockedFile is the --log-file; w serialises the writes and reports a
+// full disk once, cutting the log there.
 type lockedFile struct {
-	mu sync.Mutex
-	f  *os.File
+	f *os.File
+	w *logfile.Writer
 }
 
 func (l *lockedFile) write(b []byte) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = l.f.Write(b)
+	_, _ = l.w.Write(b)
 }
 
-// emit passes one block of output on: to dst, the log file, the tail and
-// the tracker. A write error on dst (a closed stdout) is ignored: the
-// relay keeps draining so that the server never blocks on its output.
-func (o *output) emit(dst io.Writer, b []byte) {
+// emit passes one block of output on, masked by the stream's masker m:
+// to dst, the log file, the tail and the tracker. A write error on dst (a
+// closed stdout) is ignored: the relay keeps draining so that the server
+// never blocks on its output.
+func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	b = maskSecrets(b, o.secrets)
+	if b = m.Block(b); len(b) == 0 {
+		return
+	}
 	_, _ = dst.Write(b)
 	o.file.write(b)
 	o.tail.write(b)
@@ -88,6 +95,7 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 	go func() {
 		defer o.wg.Done()
 		buf := make([]byte, relayBuffer)
+		m := newMasker(o.secrets)
 		pending := 0
 		deadline := false
 		for {
@@ -103,23 +111,24 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 				end := pending + n
 				if cut := bytes.LastIndexByte(buf[pending:end], '\n'); cut >= 0 {
 					cut += pending + 1
-					o.emit(dst, buf[:cut])
+					o.emit(dst, m, buf[:cut])
 					pending = copy(buf, buf[cut:end])
 				} else {
 					pending = end
 					if pending == len(buf) {
-						o.emit(dst, buf[:pending])
+						o.emit(dst, m, buf[:pending])
 						pending = 0
 					}
 				}
 			}
 			if err != nil {
 				if errors.Is(err, os.ErrDeadlineExceeded) {
-					o.emit(dst, buf[:pending])
+					o.emit(dst, m, buf[:pending])
 					pending = 0
 					continue
 				}
-				o.emit(dst, buf[:pending])
+				o.emit(dst, m, buf[:pending])
+				o.emit(dst, nil, m.Flush())
 				return
 			}
 		}
@@ -134,14 +143,16 @@ func (o *output) relayRaw(r *os.File, dst io.Writer) {
 	go func() {
 		defer o.wg.Done()
 		buf := make([]byte, 64<<10)
+		m := newMasker(o.secrets)
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
-				o.emit(dst, buf[:n])
+				o.emit(dst, m, buf[:n])
 			}
 			if err != nil {
 				// EOF, or EIO: how a pty master reports that every process
 				// holding the terminal has gone.
+				o.emit(dst, nil, m.Flush())
 				return
 			}
 		}

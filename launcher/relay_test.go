@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/logfile"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
@@ -80,7 +81,7 @@ func TestLogFileGetsWholeLinesFromBothStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &output{tail: &tail{}, file: &lockedFile{f: f}}
+	o := &output{tail: &tail{}, file: &lockedFile{f: f, w: logfile.New(f, f.Name(), nil)}}
 	var ws []*os.File
 	for range 2 {
 		r, w, err := pipe()

@@ -1,7 +1,9 @@
 package loadgen
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -125,6 +127,29 @@ type stream struct {
 	// server did not say (no usage on the chunk): each was taken as one.
 	uncounted int
 	onToken   func(n int)
+	// want is the number of tokens asked for: a count above it is a
+	// protocol error (0: no bound); maxPrompt bounds the prompt count
+	// the server reports (0: none).
+	want, maxPrompt int
+}
+
+// errProtocol: the server's stream breaks the protocol's promises (a
+// token or prompt count it cannot have).
+var errProtocol = errors.New("protocol error")
+
+// checkCounts rejects token counts the server cannot have produced:
+// negative ones, more output than was asked for, a prompt far longer
+// than the one sent.
+func (st *stream) checkCounts(completion, prompt int) error {
+	switch {
+	case completion < 0 || prompt < 0:
+		return fmt.Errorf("%w: negative token count (completion %d, prompt %d)", errProtocol, completion, prompt)
+	case st.want > 0 && completion > st.want:
+		return fmt.Errorf("%w: the server claims %d completion tokens, %d were asked for", errProtocol, completion, st.want)
+	case st.maxPrompt > 0 && prompt > st.maxPrompt:
+		return fmt.Errorf("%w: the server claims %d prompt tokens, far more than were sent", errProtocol, prompt)
+	}
+	return nil
 }
 
 // tokens accounts for a chunk that brought the output to total tokens,
@@ -190,15 +215,19 @@ func (st *stream) generateChunk(data []byte, at time.Time) error {
 		case "text":
 			hasText = len(v) > 2 && v[0] == '"'
 		case "meta_info":
-			inner = eachMember(v, func(k, v []byte) bool {
+			// The walk's own error and a count's are kept apart: a count
+			// that stops the walk must not be overwritten by its nil.
+			var bad error
+			walk := eachMember(v, func(k, v []byte) bool {
 				switch string(k) {
 				case "completion_tokens":
-					completion, inner = scanInt(v)
+					completion, bad = scanInt(v)
 				case "prompt_tokens":
-					prompt, _ = scanInt(v)
+					prompt, bad = scanInt(v)
 				}
-				return inner == nil
+				return bad == nil
 			})
+			inner = cmp.Or(bad, walk)
 		case "error":
 			errRaw = v
 		}
@@ -213,13 +242,16 @@ func (st *stream) generateChunk(data []byte, at time.Time) error {
 	if errRaw != nil {
 		return fmt.Errorf("server error: %s", errorMessage(errRaw))
 	}
+	if hasText && completion < 0 {
+		completion = st.prev + 1
+	}
+	if err := st.checkCounts(max(completion, 0), max(prompt, 0)); err != nil {
+		return err
+	}
 	if prompt >= 0 {
 		st.s.InputTokens = prompt
 	}
 	if hasText {
-		if completion < 0 {
-			completion = st.prev + 1
-		}
 		st.tokens(at, completion)
 		st.s.OutputTokens = completion
 	}
@@ -256,6 +288,11 @@ func (st *stream) chatChunk(data []byte, at time.Time) error {
 	if c.Object == "error" {
 		return fmt.Errorf("server error: %s", c.Message)
 	}
+	if c.Usage != nil {
+		if err := st.checkCounts(c.Usage.CompletionTokens, c.Usage.PromptTokens); err != nil {
+			return err
+		}
+	}
 	text := false
 	for _, ch := range c.Choices {
 		d := ch.Delta
@@ -269,6 +306,9 @@ func (st *stream) chatChunk(data []byte, at time.Time) error {
 			total = c.Usage.CompletionTokens
 		} else if c.Usage == nil {
 			st.uncounted++
+		}
+		if err := st.checkCounts(total, 0); err != nil {
+			return err
 		}
 		st.tokens(at, total)
 		st.s.OutputTokens = total

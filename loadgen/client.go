@@ -69,8 +69,31 @@ func (c *Client) BaseURL() string { return c.api.BaseURL() }
 // Close drops the client's idle connections.
 func (c *Client) Close() { c.api.Close() }
 
-// do sends one streamed request and follows it to its end.
-func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, onToken func(int)) Sample {
+// Bounds on what a server may send for one request. A hostile or broken
+// server must not take the client's memory (one event claiming
+// completion_tokens 20000000 took it to 890 MB; a 256 MiB line to
+// 1.2 GB): whatever passes them fails the request.
+const (
+	// eventBase and eventPerToken bound one SSE line or event: /generate
+	// repeats the whole text so far in every event, a token is a few
+	// bytes (up to six per character when JSON-escaped), and the rest of
+	// an event is well under a kilobyte.
+	eventBase     = 1 << 20
+	eventPerToken = 256
+	eventCap      = 64 << 20
+	// promptSlack is how far the server's prompt count may exceed what
+	// was sent (chat templates add tokens; a word may be several).
+	promptSlack = 65536
+)
+
+// maxEvent is the largest event accepted for a request of want tokens.
+func maxEvent(want int) int { return min(eventBase+want*eventPerToken, eventCap) }
+
+// do sends one streamed request of want output tokens (ignore_eos is
+// set: the server owes exactly that many) and follows it to its end. A
+// stream that ends without [DONE], or with fewer or more tokens than
+// asked for, is a failed request.
+func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
 	s := Sample{InputTokens: inputLen}
 	req, err := c.api.NewRequest(ctx, http.MethodPost, api.Path(), bytes.NewReader(payload))
 	if err != nil {
@@ -79,7 +102,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	st := &stream{s: &s, onToken: onToken}
+	st := &stream{s: &s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
 	st.start = timeNow()
 	s.Start = st.start
 	resp, err := c.api.Do(req)
@@ -94,7 +117,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, 
 		s.Err = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(errorMessage(bytes.TrimSpace(msg))))
 		return s
 	}
-	er := newEventReader(resp.Body)
+	er := newEventReader(resp.Body, maxEvent(want))
 	var last time.Time
 	done := false
 	for {
@@ -124,8 +147,17 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen int, 
 			return s
 		}
 	}
-	if !st.started {
+	switch {
+	case !st.started:
 		s.Err = "the stream ended without any text"
+		return s
+	case !done:
+		// A close-delimited stream cut short looks like a complete one
+		// but for the missing terminator.
+		s.Err = fmt.Sprintf("the stream ended without [DONE] after %d of %d tokens", s.OutputTokens, want)
+		return s
+	case want > 0 && s.OutputTokens < want:
+		s.Err = fmt.Sprintf("short stream: %d of %d tokens (ignore_eos was sent)", s.OutputTokens, want)
 		return s
 	}
 	if api == Chat {

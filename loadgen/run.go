@@ -262,7 +262,7 @@ func (c *Client) request(ctx context.Context, load Load, p Prompt, maxOut int, r
 	if maxOut > 0 {
 		out = min(out, maxOut)
 	}
-	return c.do(ctx, load.API, body(load.API, load.Model, p, out, rng), p.InputLen, onToken)
+	return c.do(ctx, load.API, body(load.API, load.Model, p, out, rng), p.InputLen, out, onToken)
 }
 
 // runner runs the measured requests of one level.

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"errors"
+	"fmt"
 )
 
 // A small JSON member scanner. Native /generate chunks repeat the whole
@@ -140,12 +141,20 @@ func skipValue(data []byte, i int) (int, error) {
 	return j, nil
 }
 
-// scanInt parses a raw JSON number that holds an integer; null is -1.
+// scanInt parses a raw JSON number that holds a count; null is -1. A
+// negative count, or one of more than 18 digits, is a protocol error:
+// no stream has that many tokens.
 func scanInt(raw []byte) (int, error) {
 	if string(raw) == "null" {
 		return -1, nil
 	}
-	if len(raw) == 0 || len(raw) > 18 {
+	if len(raw) > 1 && raw[0] == '-' {
+		return 0, fmt.Errorf("%w: negative token count %.40s", errProtocol, raw)
+	}
+	if len(raw) > 18 {
+		return 0, fmt.Errorf("%w: token count %.40s out of range", errProtocol, raw)
+	}
+	if len(raw) == 0 {
 		return 0, errBadJSON
 	}
 	n := 0

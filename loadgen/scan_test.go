@@ -49,7 +49,7 @@ func TestScanInt(t *testing.T) {
 		in   string
 		want int
 		ok   bool
-	}{{"0", 0, true}, {"512", 512, true}, {"null", -1, true}, {"-3", 0, false}, {"1.5", 0, false}, {`"3"`, 0, false}, {"", 0, false}}
+	}{{"0", 0, true}, {"512", 512, true}, {"null", -1, true}, {"-3", 0, false}, {"1.5", 0, false}, {`"3"`, 0, false}, {"", 0, false}, {"1234567890123456789", 0, false}, {"-", 0, false}}
 	for _, tt := range tests {
 		got, err := scanInt([]byte(tt.in))
 		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 )
@@ -41,10 +42,16 @@ type eventReader struct {
 	br   *bufio.Reader
 	data []byte
 	long []byte // a line longer than the buffer, being assembled
+	max  int    // the largest line and event accepted
 }
 
-func newEventReader(r io.Reader) *eventReader {
-	e := &eventReader{sr: stampReader{r: r}}
+// errEventTooLarge: a line or an event passed the reader's bound. A
+// hostile or broken server must not make the client hold what it sends.
+var errEventTooLarge = errors.New("event too large")
+
+// newEventReader reads events of at most max bytes (lines included).
+func newEventReader(r io.Reader, max int) *eventReader {
+	e := &eventReader{sr: stampReader{r: r}, max: max}
 	e.br = bufio.NewReaderSize(&e.sr, 32<<10)
 	return e
 }
@@ -77,6 +84,9 @@ func (e *eventReader) next() (event, error) {
 		if string(field) != "data" {
 			continue
 		}
+		if len(e.data)+1+len(value) > e.max {
+			return event{}, fmt.Errorf("%w: more than %d bytes", errEventTooLarge, e.max)
+		}
 		if have {
 			e.data = append(e.data, '\n')
 		}
@@ -92,6 +102,9 @@ func (e *eventReader) line() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		e.long = append(e.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(e.long) > e.max {
+				return nil, fmt.Errorf("%w: a line of more than %d bytes", errEventTooLarge, e.max)
+			}
 			line, err = e.br.ReadSlice('\n')
 			e.long = append(e.long, line...)
 		}

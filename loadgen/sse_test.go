@@ -74,7 +74,7 @@ func TestEventReader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := &fakeClock{now: base}
 			useClock(t, clock)
-			er := newEventReader(&pieceReader{pieces: append([]string(nil), tt.pieces...), clock: clock})
+			er := newEventReader(&pieceReader{pieces: append([]string(nil), tt.pieces...), clock: clock}, eventCap)
 			var got []ev
 			for {
 				e, err := er.next()
@@ -103,7 +103,7 @@ func TestEventReader(t *testing.T) {
 
 func TestEventReaderError(t *testing.T) {
 	boom := errors.New("boom")
-	er := newEventReader(io.MultiReader(strings.NewReader("data: a\n\ndata: b"), &errReader{boom}))
+	er := newEventReader(io.MultiReader(strings.NewReader("data: a\n\ndata: b"), &errReader{boom}), eventCap)
 	if _, err := er.next(); err != nil {
 		t.Fatalf("first event: %v", err)
 	}

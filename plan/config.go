@@ -32,6 +32,8 @@ type Config struct {
 	LogFormat string `env:"SGLAUNCH_LOG_FORMAT"`
 	// LogFile also appends the server's output to this file.
 	LogFile string `env:"SGLAUNCH_LOG_FILE"`
+	// StatusAddr overrides the profile's status_addr.
+	StatusAddr string `env:"SGLAUNCH_STATUS_ADDR"`
 }
 
 // LoadConfig reads Config through lookup (os.LookupEnv in production).

@@ -35,6 +35,15 @@ var LauncherEnv = []EnvVar{
 	{Name: "SPT_NOENV", Value: "1", Raw: "1", From: "sglaunch (keeps the workers' environments readable for verify)"},
 }
 
+// LaunchIDVar marks every process sglaunch starts (the server and its
+// workers, command workloads and their children) with the id of its
+// launch, so that a later sglaunch can find what a killed one left
+// behind (internal/leftovers), in any session or process group. The
+// launcher adds it at start, a fresh value per launch: it is not part of
+// the plan, its fingerprint or its printed environment, and an inherited
+// one (sglaunch run by a command workload) is replaced.
+const LaunchIDVar = "SGLAUNCH_LAUNCH_ID"
+
 // IsLauncherEnv reports whether name=value is one of LauncherEnv.
 func IsLauncherEnv(name, value string) bool {
 	for _, v := range LauncherEnv {
@@ -62,7 +71,7 @@ func (p *Plan) buildEnv(env profiles.Section, raw map[string]string, inherit, en
 	for _, kv := range environ {
 		name, val, _ := strings.Cut(kv, "=")
 		switch {
-		case slices.Contains(neverInherited, name):
+		case slices.Contains(neverInherited, name) || name == LaunchIDVar:
 			continue
 		case set[name]:
 			if p.IsManaged(name) {

@@ -63,6 +63,9 @@ type Plan struct {
 	StopTimeout time.Duration `json:"-"`
 	// Health are the readiness and liveness settings.
 	Health Health `json:"-"`
+	// StatusAddr is where sglaunch serves its status endpoint
+	// (status_addr, a bare port made loopback); "" when off.
+	StatusAddr string `json:"-"`
 	// Provenance maps args.NAME, env.NAME, python, module, extra and the
 	// settings to the layer each came from.
 	Provenance  map[string]string `json:"provenance"`
@@ -88,6 +91,17 @@ func (p *Plan) arg(canonical string) (string, bool) {
 		}
 	}
 	return val, ok
+}
+
+// HasFlag reports whether the server gets an SGLang flag, by canonical
+// name ("--enable-metrics"), from the profile's args or after --.
+func (p *Plan) HasFlag(canonical string) bool {
+	for _, u := range sglangArgs().Split(p.ServerArgs()) {
+		if u.Canonical == canonical {
+			return true
+		}
+	}
+	return false
 }
 
 // Port is the server's HTTP port (SGLang's default 30000).

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -18,7 +19,7 @@ func (p *Plan) Text() string {
 		src += ", extends " + strings.Join(p.Chain, " <- ")
 	}
 	fmt.Fprintf(&b, "# sglaunch %s\n", p.Version)
-	fmt.Fprintf(&b, "# profile      %s (%s)\n", p.Profile, src)
+	fmt.Fprintf(&b, "# profile      %s (%s)\n", p.Profile, escapeControls(src))
 	fmt.Fprintf(&b, "# mode         %s\n", p.Mode)
 	fmt.Fprintf(&b, "# fingerprint  %s\n", p.ShortFingerprint())
 
@@ -76,7 +77,33 @@ func (p *Plan) Text() string {
 		if s.Key == "python" && val != p.Python {
 			val += " -> " + p.Python
 		}
+		if val == "" {
+			val = "(off)"
+		}
 		writeCol(&b, s.Key+" "+val, v.From)
+	}
+	return b.String()
+}
+
+// isRawControl: a control character a terminal acts on, other than tab
+// and newline.
+func isRawControl(r rune) bool { return r != '\t' && r != '\n' && unicode.IsControl(r) }
+
+// escapeControls writes each such character as \xHH or \uHHHH.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isRawControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80 && isRawControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case isRawControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }
@@ -112,10 +139,16 @@ func ShellCommand(argv []string, head int) string {
 	return b.String()
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it.
+// ShellQuote quotes s for a POSIX shell when it needs it. A value holding
+// a control character other than tab and newline (one inherited from
+// sglaunch's environment, say) is written $'...' with the character
+// escaped, so that it never reaches the terminal raw.
 func ShellQuote(s string) string {
 	if s == "" {
 		return "''"
+	}
+	if strings.ContainsFunc(s, isRawControl) {
+		return "$'" + strings.ReplaceAll(strings.ReplaceAll(escapeControls(strings.ReplaceAll(s, `\`, `\\`)), "'", `\'`), "\t", `\t`) + "'"
 	}
 	safe := true
 	for _, r := range s {

@@ -6,10 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
+	"github.com/sglaunch/sglaunch/internal/yamlnode"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -40,6 +43,8 @@ type Request struct {
 	// SimDir returns the simulator's directory; called only when a value
 	// mentions ${SGLAUNCH_SIM_DIR}.
 	SimDir func() (string, error)
+	// StatusAddr is --status-addr, above every other layer.
+	StatusAddr string
 }
 
 // layered is the plan under construction.
@@ -85,6 +90,7 @@ func Resolve(req Request) (*Plan, error) {
 		{"python", s.Python, "SGLAUNCH_PYTHON"},
 		{"args.host", s.Host, "SGLAUNCH_HOST"},
 		{"args.port", s.Port, "SGLAUNCH_PORT"},
+		{"status_addr", s.StatusAddr, "SGLAUNCH_STATUS_ADDR"},
 	} {
 		if x.val != "" {
 			if err := l.set(x.key, x.val, x.from); err != nil {
@@ -105,6 +111,11 @@ func Resolve(req Request) (*Plan, error) {
 	for _, key := range req.Unsets {
 		if err := l.unset(key); err != nil {
 			return nil, err
+		}
+	}
+	if req.StatusAddr != "" {
+		if err := l.set("status_addr", req.StatusAddr, "--status-addr"); err != nil {
+			return nil, fmt.Errorf("--status-addr %s: %w", req.StatusAddr, err)
 		}
 	}
 	l.env = dropRemoved(l.env)
@@ -166,6 +177,9 @@ func (l *layered) assign(kv, flag, from string) error {
 
 // set gives one key (args.NAME, env.NAME or a setting) a value from a layer.
 func (l *layered) set(key, val, from string) error {
+	if r, bad := yamlnode.ValueControl(val); bad {
+		return inputerr.Errorf("%s: the value holds control character %s; values may hold only tab and newline", key, yamlnode.QuoteRune(r))
+	}
 	switch {
 	case strings.HasPrefix(key, "args."):
 		name := strings.TrimPrefix(key, "args.")
@@ -207,7 +221,11 @@ func (l *layered) unset(key string) error {
 		}
 		l.args = setEntry(l.args, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Bool, Text: "false", From: "--unset"}}, sameFlag)
 	case strings.HasPrefix(key, "env."):
-		l.env = setEntry(l.env, profiles.Entry{Name: strings.TrimPrefix(key, "env."), Value: profiles.Value{Kind: profiles.Null, From: "--unset"}}, sameName)
+		name := strings.TrimPrefix(key, "env.")
+		if !validEnvName(name) {
+			return inputerr.Errorf("--unset %s: not a valid environment variable name; want letters, digits and _ (one name per --unset)", key)
+		}
+		l.env = setEntry(l.env, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Null, From: "--unset"}}, sameName)
 	default:
 		st, ok := profiles.LookupSetting(key)
 		if !ok {
@@ -224,6 +242,10 @@ func checkArgName(name string) error {
 		return inputerr.Errorf("args.: empty flag name; want args.FLAG=VALUE, like args.tp=8")
 	case strings.HasPrefix(name, "-"):
 		return inputerr.Errorf("args.%s: write the flag without its leading dashes: args.%s", name, strings.TrimLeft(name, "-"))
+	case len(name) > yamlnode.MaxKeyLen:
+		return inputerr.Errorf("args.: a flag name of %d bytes; names are at most %d", len(name), yamlnode.MaxKeyLen)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return inputerr.Errorf("args.%s: not a flag name (it holds a control character)", strconv.QuoteToASCII(name))
 	case strings.ContainsAny(name, " \t="):
 		return inputerr.Errorf("args.%s: not a flag name", name)
 	}

@@ -42,6 +42,7 @@ func (p *Plan) ApplySettings(values map[string]profiles.Value) {
 		FailureThreshold: max(n, 1),
 		OnUnhealthy:      values["health.on_unhealthy"].Text,
 	}
+	p.StatusAddr, _ = profiles.ListenAddr(values["status_addr"].Text)
 }
 
 // DefaultSettings are the schema's defaults, each from layer "default".

@@ -155,7 +155,7 @@ func TestSGLangEnvCatalog(t *testing.T) {
 		{"registry", []string{"SGLANG_USE_MODELSCOPE=true"}, "PASS", "SGLang reads it (the catalog's registry has it)", ""},
 		{"read directly", []string{"SGLANG_HEALTH_CHECK_TIMEOUT=30"}, "PASS", "SGLang reads it", ""},
 		{"typo", []string{"SGLANG_USE_MODELSCOP=1"}, "WARN", "not read by SGLang: no mention in SGLang's environment registry", "did you mean SGLANG_USE_MODELSCOPE?"},
-		{"removed in 2026", []string{"SGLANG_ENABLE_SPEC_V2=True"}, "WARN", `SGLang no longer reads it (removed by PR #27964 "Retire Spec V1", 2026-06-11): setting it does nothing`, "remove it"},
+		{"removed in 2026", []string{"SGLANG_ENABLE_SPEC_V2=True"}, "WARN", `removed from SGLang (removed by PR #27964 "Retire Spec V1", 2026-06-11): it has no effect, but SGLang logs a warning at start-up when it is set: "SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker.`, "remove it"},
 		{"renamed", []string{"SGLANG_GC_LOG=1"}, "WARN", "deprecated; SGLang forwards it to SGLANG_LOG_GC, with a warning", "rename it to SGLANG_LOG_GC"},
 		{"now a flag", []string{"SGLANG_ENABLE_GRPC=1"}, "WARN", "(replaced by --grpc-port)", "use --grpc-port instead, and remove the variable"},
 		{"legacy prefix", []string{"SGL_USE_MODELSCOPE=1"}, "WARN", "legacy SGL_ name: SGLang copies it to SGLANG_USE_MODELSCOPE", "rename it to SGLANG_USE_MODELSCOPE"},

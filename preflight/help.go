@@ -131,21 +131,23 @@ func parseInvocation(inv string) *catalog.Flag {
 }
 
 // readMetavar reads nargs and choices from what follows the option:
-// "X" (one value), "X [X ...]" (+), "[X ...]" (*), "[X]" (?), "X X" (2),
-// with X either a name or {a,b,c}.
+// "X" (one value), "X [X ...]" (+), "[X ...]" (*), "[X [X ...]]" (*,
+// Python 3.8 and older), "[X]" (?), "X X" (2), with X either a name or
+// {a,b,c}.
 func readMetavar(mv string) (nargs string, choices []string) {
 	words := splitTopLevel(mv, " ")
-	first := strings.TrimPrefix(words[0], "[")
-	if strings.HasPrefix(first, "{") {
-		body := strings.TrimSuffix(strings.TrimSuffix(first, "]"), "}")[1:]
-		for _, c := range strings.Split(body, ",") {
-			if c = strings.TrimSpace(c); c != "" {
-				choices = append(choices, c)
+	// The choices are the first {...} group, wherever nargs brackets put it.
+	if i := strings.Index(mv, "{"); i >= 0 {
+		if j := strings.Index(mv[i:], "}"); j > 0 {
+			for _, c := range strings.Split(mv[i+1:i+j], ",") {
+				if c = strings.TrimSpace(c); c != "" {
+					choices = append(choices, c)
+				}
 			}
 		}
 	}
 	switch {
-	case strings.HasPrefix(mv, "[") && strings.HasSuffix(mv, "...]"):
+	case strings.HasPrefix(mv, "[") && strings.HasSuffix(mv, "...]") || strings.HasPrefix(mv, "[") && strings.HasSuffix(mv, "...]]"):
 		nargs = "*"
 	case strings.HasPrefix(mv, "["):
 		nargs = "?"
@@ -198,17 +200,40 @@ func usageRequired(lines []string) map[string]bool {
 	return req
 }
 
+// helpFlag is a flag as SGLang's help texts write a replacement: a name
+// with brace groups (--cuda-graph-backend-{decode,prefill}) and an
+// optional =value, itself possibly a group.
+const helpFlag = `--[a-z0-9][a-z0-9-]*(?:\{[a-z0-9_,-]+\}[a-z0-9-]*)*(?:=(?:\{[A-Za-z0-9_,.-]+\}|[A-Za-z0-9_.-]*[A-Za-z0-9_]))?`
+
 var (
-	reHelpDeprecated = regexp.MustCompile(`(?i)\bdeprecated\b`)
-	reHelpUse        = regexp.MustCompile(`(?i)\buse (--[a-z0-9][a-z0-9-]*(?:=[A-Za-z0-9_.-]*[A-Za-z0-9_])?)`)
+	// The help says this flag is deprecated or removed: "Deprecated alias
+	// for --x.", "[Deprecated] Use --x instead.", "(Deprecated, use --x)",
+	// "Note: --x is deprecated now.", "Removed. Use --x ...". Not "Replaces
+	// the deprecated --grpc-mode.", which is about another flag.
+	reHelpDeprecated = regexp.MustCompile(`(?i)^\W*(?:deprecated|removed)\b|\b(?:is|are|has been|was) (?:now )?deprecated\b|\bdeprecated alias\b`)
+	reHelpRemoved    = regexp.MustCompile(`(?i)^\W*removed\b|\b(?:is|has been|was) removed\b|\bno longer supported\b`)
+	// Where SGLang's help words the replacement, in order of trust.
+	reHelpReplacement = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\balias (?:for|of) (` + helpFlag + `)`),
+		regexp.MustCompile(`(?i)\buse (` + helpFlag + `)`),
+		regexp.MustCompile(`(?i)\breplaced by (` + helpFlag + `)`),
+		regexp.MustCompile(`(` + helpFlag + `)(?: \{[^}]*\})? instead\b`),
+	}
 )
 
-// applyHelpText reads what help text says about deprecation.
+// applyHelpText reads what help text says about deprecation and what
+// replaces the flag.
 func applyHelpText(f *catalog.Flag, help string) {
-	if reHelpDeprecated.MatchString(help) {
-		f.Deprecated = true
-		if m := reHelpUse.FindStringSubmatch(help); m != nil {
+	help = strings.TrimSpace(help)
+	if !reHelpDeprecated.MatchString(help) {
+		return
+	}
+	f.Deprecated = true
+	f.Removed = f.Removed || reHelpRemoved.MatchString(help)
+	for _, re := range reHelpReplacement {
+		if m := re.FindStringSubmatch(help); m != nil && m[1] != f.Name {
 			f.Replacement = m[1]
+			return
 		}
 	}
 }
@@ -232,8 +257,13 @@ func mergeCatalog(flags []*catalog.Flag, cat *catalog.Args) []*catalog.Flag {
 			f.Action = c.Action
 		}
 		f.Default = c.Default
-		if !f.Deprecated && c.Deprecated {
+		switch {
+		case !f.Deprecated && c.Deprecated:
 			f.Deprecated, f.Replacement = true, c.Replacement
+		case f.Deprecated && f.Replacement == "" && c.Replacement != "":
+			// The installed help names no replacement; the catalog's
+			// known one beats advising to remove a tuned flag.
+			f.Replacement = c.Replacement
 		}
 		f.Removed = f.Removed || c.Removed
 	}

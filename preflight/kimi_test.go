@@ -38,7 +38,7 @@ func TestKimiBuiltin(t *testing.T) {
 	want := []string{
 		"WARN sglang-flags --cuda-graph-max-bs: deprecated alias of --cuda-graph-max-bs-decode: SGLang warns, and a later release drops it | fix: write --cuda-graph-max-bs-decode 128 instead",
 		"WARN sglang-flags --enable-flashinfer-allreduce-fusion: deprecated in SGLang, which maps it to --flashinfer-allreduce-fusion-backend=auto: it still works but warns, and a later release drops it | fix: write --flashinfer-allreduce-fusion-backend auto instead",
-		`WARN sglang-env SGLANG_ENABLE_SPEC_V2: SGLang no longer reads it (removed by PR #27964 "Retire Spec V1", 2026-06-11): setting it does nothing | fix: remove it`,
+		`WARN sglang-env SGLANG_ENABLE_SPEC_V2: removed from SGLang (removed by PR #27964 "Retire Spec V1", 2026-06-11): it has no effect, but SGLang logs a warning at start-up when it is set: "SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding always runs the V2 worker. Use --disable-overlap-schedule to select the non-overlap (synchronous) path." | fix: remove it`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("non-passing flag and env findings:\ngot  %q\nwant %q", got, want)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/verify"
 )
 
 // ncclSpecial are the variables with their own parser in NCCL.
@@ -41,11 +42,12 @@ var ncclSpecial = map[string]envCheck{
 }
 
 // checkNCCL validates every NCCL_* variable of the environment against
-// the NCCL 2.30.7 catalog.
+// the NCCL 2.30.7 catalog, and those NCCL's config files would set.
 func checkNCCL(items []envItem, o *Options) []Finding {
 	cat := catalog.NCCLEnv()
+	conf, out := ncclConfItems(items, o)
+	items = append(items[:len(items):len(items)], conf...)
 	env := envMap(items)
-	var out []Finding
 	for _, it := range items {
 		if !strings.HasPrefix(it.name, "NCCL_") {
 			continue
@@ -82,6 +84,29 @@ func checkNCCL(items []envItem, o *Options) []Finding {
 		out = append(out, c.findings()...)
 	}
 	return out
+}
+
+// ncclConfItems lists what NCCL's config files set for the server:
+// $NCCL_CONF_FILE (relative to the server's directory) or ~/.nccl.conf,
+// then /etc/nccl.conf, each variable the environment leaves unset, read
+// by verify.NCCLConf as verify reads them. NCCL applies them at its first
+// call, so they are checked like the environment: a typo in the file
+// fails as it would in env:.
+func ncclConfItems(items []envItem, o *Options) ([]envItem, []Finding) {
+	env := envMap(items)
+	if f := env["NCCL_CONF_FILE"]; f != "" && !strings.HasPrefix(f, "~") {
+		env["NCCL_CONF_FILE"] = resolvePath(f, o)
+	}
+	entries, err := verify.NCCLConf(env)
+	if err != nil {
+		s := subject{CheckNCCL, "NCCL_CONF_FILE", "nccl.conf"}
+		return nil, []Finding{s.warn("cannot read NCCL's config file: "+err.Error()+"; its settings are not checked", "make it a readable text file of NAME=VALUE lines")}
+	}
+	var out []envItem
+	for _, e := range entries {
+		out = append(out, envItem{name: e.Name, value: e.Value, where: "nccl.conf " + e.File})
+	}
+	return out, nil
 }
 
 func ncclDeprecation(v *catalog.EnvVar) string {

@@ -109,6 +109,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkSGLangEnv(items, py),
 		nccl,
 		torch,
+		checkDropped(plan),
 		checkModels(plan, uses, items, o),
 		port,
 		checkGPUs(uses, items, gpus, py),

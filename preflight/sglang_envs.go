@@ -50,7 +50,12 @@ func checkSGLangEnv(items []envItem, py *pythonResult) []Finding {
 			if r.Replacement != "" {
 				fix = "use " + r.Replacement + " instead, and remove the variable"
 			}
-			c.warn(fmt.Sprintf("SGLang no longer reads it (%s): setting it does nothing", r.Note), fix)
+			if r.Warning != "" {
+				// Not silent: SGLang still looks the name up to warn.
+				c.warn(fmt.Sprintf("removed from SGLang (%s): it has no effect, but SGLang logs a warning at start-up when it is set: %q", r.Note, r.Warning), fix)
+			} else {
+				c.warn(fmt.Sprintf("SGLang no longer reads it (%s): setting it does nothing", r.Note), fix)
+			}
 		case retired:
 			c.warn(r.Note+", with a warning", "rename it to "+r.Replacement)
 		case reads(name):

@@ -109,7 +109,7 @@ func checkFlagUse(s subject, u catalog.Use) []Finding {
 // display masks the values of a secret (--api-key); numbers of flags
 // that merely mention tokens (--max-total-tokens) stay visible.
 func display(f *catalog.Flag, v string) string {
-	if f.Type == "str" && redact.IsSecret(f.Name) && v != "" {
+	if f.Type == "str" && redact.IsSecretFlag(f.Name) && v != "" {
 		return redact.Mask
 	}
 	return v
@@ -136,20 +136,57 @@ func deprecation(f *catalog.Flag) string {
 	return "deprecated in SGLang, which maps it to " + r + ": it still works but warns, and a later release drops it"
 }
 
-// replacementFix is how to write a deprecated or removed flag today.
+// replacementFix is how to write a deprecated or removed flag today. It
+// never drops a tuned value: the values move to the replacement, or the
+// advice says that nothing takes them.
 func replacementFix(f *catalog.Flag, values []string) string {
 	r := f.Replacement
+	vals := display(f, strings.Join(values, " "))
 	switch {
+	case r == "" && len(values) > 0:
+		return fmt.Sprintf("remove it; SGLang names no replacement that takes its value %s", vals)
 	case r == "":
 		return "remove it"
-	case strings.HasPrefix(r, "--") && strings.Contains(r, "=") && !strings.Contains(r, "{"):
-		return "write " + strings.Replace(r, "=", " ", 1) + " instead"
-	case strings.HasPrefix(r, "--") && f.Action == "store" && len(values) > 0:
-		return "write " + r + " " + strings.Join(values, " ") + " instead"
-	case strings.HasPrefix(r, "--"):
-		return "write " + r + " instead"
+	case !strings.HasPrefix(r, "--"):
+		return "use " + r + " instead"
 	}
-	return "use " + r + " instead"
+	var parts []string
+	for _, one := range expandBraces(r) {
+		name, value, hasValue := strings.Cut(one, "=")
+		switch {
+		case hasValue:
+			parts = append(parts, name+" "+value)
+		case f.Action == "store" && len(values) > 0:
+			parts = append(parts, name+" "+vals)
+		default:
+			parts = append(parts, name)
+		}
+	}
+	return "write " + strings.Join(parts, " ") + " instead"
+}
+
+// expandBraces expands the first {a,b} group of a flag spelling, as
+// SGLang's help writes two flags at once:
+// --cuda-graph-backend-{decode,prefill}=disabled is
+// --cuda-graph-backend-decode=disabled and
+// --cuda-graph-backend-prefill=disabled. A group after "=" is a choice
+// of values, not of flags, and is left alone.
+func expandBraces(s string) []string {
+	name, value, hasValue := strings.Cut(s, "=")
+	i := strings.Index(name, "{")
+	j := strings.Index(name, "}")
+	if i < 0 || j < i {
+		return []string{s}
+	}
+	var out []string
+	for _, alt := range strings.Split(name[i+1:j], ",") {
+		one := name[:i] + strings.TrimSpace(alt) + name[j+1:]
+		if hasValue {
+			one += "=" + value
+		}
+		out = append(out, expandBraces(one)...)
+	}
+	return out
 }
 
 // nargsRange is how many values a store flag takes.

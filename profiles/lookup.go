@@ -11,6 +11,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/inputfile"
 	"github.com/sglaunch/sglaunch/internal/yamlnode"
 )
 
@@ -94,10 +95,13 @@ func (f *Finder) load(ref, from string, seen []string) (*Profile, error) {
 // are looked up only in the places after that source.
 func (f *Finder) find(ref, after string) (*Profile, error) {
 	if IsPath(ref) {
-		data, err := os.ReadFile(ref)
+		data, err := inputfile.Read(ref, yamlnode.MaxFileSize)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, inputerr.Errorf("profile file %s: %w; check the path or give a profile name", ref, ErrNotFound)
+			}
+			if inputerr.Is(err) {
+				return nil, err
 			}
 			return nil, inputerr.Errorf("read profile %s: %w", ref, err)
 		}
@@ -120,9 +124,12 @@ func (f *Finder) find(ref, after string) (*Profile, error) {
 				}
 				continue
 			}
-			data, err := os.ReadFile(file)
+			data, err := inputfile.Read(file, yamlnode.MaxFileSize)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
+			}
+			if inputerr.Is(err) {
+				return nil, err
 			}
 			if err != nil {
 				return nil, inputerr.Errorf("read profile %s: %w", file, err)
@@ -226,8 +233,12 @@ func (f *Finder) List() []Listing {
 				continue
 			}
 			file := filepath.Join(dir, e.Name())
-			data, err := os.ReadFile(file)
+			data, err := inputfile.Read(file, yamlnode.MaxFileSize)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 			if err != nil {
+				out = append(out, Listing{Name: strings.TrimSuffix(e.Name(), ext), Source: file, Err: err.Error()})
 				continue
 			}
 			add(strings.TrimSuffix(e.Name(), ext), file, data)

@@ -17,7 +17,7 @@ var (
 )
 
 var (
-	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "stop_timeout", "managed_env", "inherit_env"}
+	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "stop_timeout", "managed_env", "inherit_env", "status_addr"}
 	overlayKeys = []string{"env", "args"}
 	benchKeys   = []string{"env", "args", "workloads"}
 )
@@ -55,7 +55,7 @@ func (d *decoder) profile(root ast.Node, p *Profile) error {
 		case "extends":
 			p.Extends, err = d.str(e, nil, "")
 			p.ExtendsPos = e.Pos
-		case "python", "module", "stop_timeout":
+		case "python", "module", "stop_timeout", "status_addr":
 			err = d.setting(e, e.Key, p.Settings)
 		case "env":
 			p.Env, err = d.env(e.Value, "env")

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/sglaunch/sglaunch/internal/redact"
 )
 
 // YAML renders the profile (extends applied) as a profile file would be
 // written, scalars exactly as they were written, each inherited value
-// commented with the layer it came from.
+// commented with the layer it came from. Credentials (an api-key flag, an
+// HF_TOKEN, by the rule of internal/redact) are shown as <redacted>.
 func (p *Profile) YAML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %s\n", Quote(p.Name, Scalar))
@@ -19,7 +22,7 @@ func (p *Profile) YAML() string {
 	if len(p.Chain) > 0 {
 		fmt.Fprintf(&b, "# extends (applied): %s\n", strings.Join(p.Chain, " <- "))
 	}
-	for _, key := range []string{"python", "module", "stop_timeout"} {
+	for _, key := range []string{"python", "module", "stop_timeout", "status_addr"} {
 		if v, ok := p.Settings[key]; ok {
 			fmt.Fprintf(&b, "%s: %s%s\n", key, Quote(v.Text, v.Kind), comment(v))
 		}
@@ -65,17 +68,23 @@ func writeSection(b *strings.Builder, indent, name string, s Section) {
 	if len(s) == 0 {
 		return
 	}
+	secret := redact.IsSecretVar
+	if name == "args" {
+		secret = func(flag string) bool { return redact.IsSecretFlag("--" + flag) }
+	}
 	fmt.Fprintf(b, "%s%s:\n", indent, name)
 	for _, e := range s {
 		var val string
-		switch e.Value.Kind {
-		case List:
+		switch {
+		case secret(e.Name) && (e.Value.Kind == List || e.Value.Kind == Scalar && e.Value.Text != ""):
+			val = Quote(redact.Mask, Scalar)
+		case e.Value.Kind == List:
 			items := make([]string, len(e.Value.List))
 			for i, it := range e.Value.List {
 				items[i] = Quote(it, Scalar)
 			}
 			val = "[" + strings.Join(items, ", ") + "]"
-		case Null:
+		case e.Value.Kind == Null:
 			val = "null"
 		default:
 			val = Quote(e.Value.Text, e.Value.Kind)

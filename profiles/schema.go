@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,9 @@ const (
 	TDuration
 	TPositiveInt
 	TEnum
+	// TAddr is a listen address: HOST:PORT, :PORT or PORT (loopback), or
+	// empty for off.
+	TAddr
 )
 
 // Setting describes one scalar profile key.
@@ -40,6 +44,7 @@ var Schema = []Setting{
 	{Key: "health.interval", Type: TDuration, Default: "10s", Doc: "liveness probe interval after ready; 0 turns liveness off"},
 	{Key: "health.failure_threshold", Type: TPositiveInt, Default: "3", Doc: "consecutive liveness failures before acting"},
 	{Key: "health.on_unhealthy", Type: TEnum, Default: "exit", Enum: []string{"exit", "log"}, Doc: "exit: stop the server and exit 1; log: only log"},
+	{Key: "status_addr", Type: TAddr, Default: "", Doc: "sglaunch's status endpoint (/livez, /readyz, /status, /metrics): HOST:PORT, or PORT / :PORT for loopback; empty: off"},
 }
 
 // LookupSetting finds a setting by dotted key.
@@ -87,8 +92,34 @@ func (s Setting) Check(text string) error {
 			}
 		}
 		return fmt.Errorf("want one of %s, got %q", strings.Join(s.Enum, ", "), text)
+	case TAddr:
+		if _, err := ListenAddr(text); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// ListenAddr reads a TAddr setting: "" stays "" (off), a bare port or
+// ":PORT" means loopback (127.0.0.1:PORT), HOST:PORT is kept; port 0
+// picks a free port.
+func ListenAddr(text string) (string, error) {
+	if text == "" {
+		return "", nil
+	}
+	addr := text
+	if _, err := strconv.Atoi(text); err == nil {
+		addr = ":" + text
+	}
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("want HOST:PORT, :PORT or PORT (loopback), like 127.0.0.1:9400, got %q", text)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 // Duration returns a validated duration setting's value.

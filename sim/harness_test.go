@@ -126,7 +126,10 @@ func randomMarker(t testing.TB) string {
 
 // simEnv is the environment of a test server: ours minus any SGLANG_* or
 // PYTHON* settings, plus the sim on PYTHONPATH, fast load defaults, and the
-// caller's extra variables (which win).
+// caller's extra variables (which win). SPT_NOENV=1 keeps the workers'
+// /proc/PID/environ readable under the setproctitle package, which
+// processes() relies on; the test of the overwritten environ removes it
+// (sglaunch's own launches do not set it).
 func simEnv(marker string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -140,8 +143,28 @@ func simEnv(marker string, extra ...string) []string {
 		"SIM_TEST_INSTANCE="+marker,
 		"SGLANG_SIM_LOAD_SECONDS=0.2",
 		"SGLANG_SIM_WARMUP_SECONDS=0.05",
+		"SPT_NOENV=1",
 	)
 	return append(env, extra...)
+}
+
+// dropUnset removes every NAME that a later "NAME=" entry unsets, and the
+// "NAME=" entries themselves.
+func dropUnset(env []string) []string {
+	unset := map[string]bool{}
+	for _, kv := range env {
+		if name, ok := strings.CutSuffix(kv, "="); ok && !strings.Contains(name, "=") {
+			unset[name] = true
+		}
+	}
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !unset[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func hasFlag(args []string, flag string) bool {
@@ -157,6 +180,13 @@ func hasFlag(args []string, flag string) bool {
 // model path and a free port unless args carry them.
 func startSim(t testing.TB, env []string, args ...string) *simProc {
 	t.Helper()
+	return startSimWith(t, "python3", env, args...)
+}
+
+// startSimWith is startSim with another interpreter; an env entry "NAME="
+// with no value removes NAME from the server's environment.
+func startSimWith(t testing.TB, python string, env []string, args ...string) *simProc {
+	t.Helper()
 	p := &simProc{t: t, marker: randomMarker(t), stdout: newOutput(), stderr: newOutput(), done: make(chan struct{})}
 	if !hasFlag(args, "--model-path") {
 		args = append([]string{"--model-path", testModel}, args...)
@@ -165,8 +195,8 @@ func startSim(t testing.TB, env []string, args ...string) *simProc {
 		p.port = testkit.FreePort(t)
 		args = append(args, "--port", strconv.Itoa(p.port))
 	}
-	p.cmd = exec.Command("python3", append([]string{"-m", "sglang.launch_server"}, args...)...)
-	p.cmd.Env = simEnv(p.marker, env...)
+	p.cmd = exec.Command(python, append([]string{"-m", "sglang.launch_server"}, args...)...)
+	p.cmd.Env = dropUnset(simEnv(p.marker, env...))
 	p.cmd.Dir = t.TempDir() // not sim/, whose source tree python3 -m would import first
 	p.cmd.Stdout = p.stdout
 	p.cmd.Stderr = p.stderr

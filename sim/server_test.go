@@ -54,8 +54,8 @@ func TestStartupSequence(t *testing.T) {
 	if refused == 0 {
 		t.Errorf("the port accepted the first connection; want it refused during the load")
 	}
-	if !p.stderr.waitFor("Capture cuda graph end", 2*time.Second) {
-		t.Errorf("port bound before \"Capture cuda graph end\" was logged")
+	if !p.stderr.waitFor("Capture target decode CUDA graph end", 2*time.Second) {
+		t.Errorf("port bound before \"Capture target decode CUDA graph end\" was logged")
 	}
 
 	// 2. Warm-up: /health is 503, the model endpoints are already up.
@@ -86,9 +86,11 @@ func TestStartupSequence(t *testing.T) {
 		"] server_args=ServerArgs(model_path='" + testModel + "'",
 		" TP0] Load weight begin.",
 		" TP0] Load weight end.",
-		" TP0] KV Cache is allocated.",
-		" TP0] Capture cuda graph begin.",
-		" TP0] Capture cuda graph end.",
+		" TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: ",
+		" TP0] Capture target prefill CUDA graph begin. backend=breakable, num_tokens=[",
+		" TP0] Capture target prefill CUDA graph end. elapsed=",
+		" TP0] Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, bs=[1, 2, 4, 8, 16], avail mem=",
+		" TP0] Capture target decode CUDA graph end. elapsed=",
 		"] INFO:     Uvicorn running on http://127.0.0.1:",
 		"] The server is fired up and ready to roll!",
 	}
@@ -104,8 +106,12 @@ func TestStartupSequence(t *testing.T) {
 		}
 		last = i
 	}
-	if !strings.Contains(logs, " TP1] Load weight begin.") {
-		t.Errorf("rank 1 did not log its load")
+	// Every rank logs its load and its captures (logger.info in each
+	// scheduler process), not only rank 0.
+	for _, s := range []string{" TP1] Load weight begin.", " TP1] Capture target decode CUDA graph begin.", " TP1] Capture target decode CUDA graph end."} {
+		if !strings.Contains(logs, s) {
+			t.Errorf("rank 1 did not log %q", s)
+		}
 	}
 
 	// 5. The invocation record.
@@ -158,8 +164,14 @@ func TestStartupSequence(t *testing.T) {
 		if len(states) != 1 {
 			t.Fatalf("%s internal_states: got %v", path, info["internal_states"])
 		}
-		if _, ok := states[0].(map[string]any)["avg_spec_accept_length"]; !ok {
-			t.Errorf("%s internal_states[0] lacks avg_spec_accept_length", path)
+		// get_internal_state: the resolved args and the scheduler's state;
+		// avg_spec_accept_length only under speculative decoding.
+		st, _ := states[0].(map[string]any)
+		if _, ok := st["avg_spec_accept_length"]; ok {
+			t.Errorf("%s internal_states[0] has avg_spec_accept_length without speculative decoding", path)
+		}
+		if st["tp_size"] != 2.0 || st["memory_usage"] == nil {
+			t.Errorf("%s internal_states[0]: got tp_size=%v memory_usage=%v, want the args and the scheduler's state", path, st["tp_size"], st["memory_usage"])
 		}
 	}
 
@@ -191,6 +203,9 @@ func TestStartupSequence(t *testing.T) {
 	if tp0.environ["NCCL_CUMEM_ENABLE"] != "0" || tp0.environ["CUDA_DEVICE_MAX_CONNECTIONS"] != "8" {
 		t.Errorf("workers lack the environment SGLang sets for them: %q %q",
 			tp0.environ["NCCL_CUMEM_ENABLE"], tp0.environ["CUDA_DEVICE_MAX_CONNECTIONS"])
+	}
+	if !strings.HasPrefix(tp0.environ["SGLANG_RUN_ID"], "sglang-run-") || tp0.environ["SGLANG_RUN_ID"] != tp1.environ["SGLANG_RUN_ID"] {
+		t.Errorf("SGLANG_RUN_ID: got %q and %q, want one sglang-run-... for the whole server", tp0.environ["SGLANG_RUN_ID"], tp1.environ["SGLANG_RUN_ID"])
 	}
 	main, err := readProc(p.pid())
 	if err != nil {

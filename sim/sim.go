@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/sglaunch/sglaunch/internal/statedir"
 )
 
 // Version is the version the simulated package reports, both as
@@ -116,21 +118,23 @@ func Ensure(ctx context.Context, cacheRoot string, argsCatalogJSON []byte) (stri
 	if err != nil {
 		return "", fmt.Errorf("ensure sim: %w", err)
 	}
-	final := filepath.Join(cacheRoot, "sim-"+key)
-	if isDir(final) {
-		return final, nil
-	}
-	if err := os.MkdirAll(cacheRoot, 0o755); err != nil {
+	// The server runs code from here: never from a directory another
+	// user could have planted or could change.
+	if err := statedir.Private(cacheRoot); err != nil {
 		return "", fmt.Errorf("ensure sim: %w", err)
 	}
-	tmp, err := os.MkdirTemp(cacheRoot, ".sim-"+key+"-*.tmp")
+	final := filepath.Join(cacheRoot, "sim-"+key)
+	if _, err := os.Lstat(final); err == nil {
+		if err := statedir.Owned(final); err != nil {
+			return "", fmt.Errorf("ensure sim: %w", err)
+		}
+		return final, nil
+	}
+	tmp, err := os.MkdirTemp(cacheRoot, ".sim-"+key+"-*.tmp") // 0700
 	if err != nil {
 		return "", fmt.Errorf("ensure sim: %w", err)
 	}
 	defer os.RemoveAll(tmp) // a no-op once the rename has moved it
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", fmt.Errorf("ensure sim: %w", err)
-	}
 	if err := Unpack(tmp, argsCatalogJSON); err != nil {
 		return "", fmt.Errorf("ensure sim: %w", err)
 	}
@@ -139,7 +143,7 @@ func Ensure(ctx context.Context, cacheRoot string, argsCatalogJSON []byte) (stri
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		// Lost the race: another process renamed its complete copy first.
-		if isDir(final) {
+		if isDir(final) && statedir.Owned(final) == nil {
 			return final, nil
 		}
 		return "", fmt.Errorf("ensure sim: %w", err)

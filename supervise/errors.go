@@ -17,6 +17,11 @@ var (
 	// ErrUnhealthy: health.failure_threshold liveness probes failed in a
 	// row and health.on_unhealthy is exit.
 	ErrUnhealthy = errors.New("server unhealthy")
+	// ErrPortTaken: /health answered on the plan's port, but the socket
+	// listening there belongs to a process outside the server's tree
+	// (another server, an earlier launch): what answered is not this
+	// server, and this server could never bind the port.
+	ErrPortTaken = errors.New("port held by another process")
 )
 
 // reason is why the supervisor stops a server: a sentinel for errors.Is,

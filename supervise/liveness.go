@@ -51,11 +51,15 @@ func (s *Session) Supervise(ctx context.Context) error {
 		go l.Run(lctx, func(c health.Check) { s.onCheck(c, l.Threshold, &healthy) })
 	}
 	<-s.Done()
+	s.reportExit()
 	return s.Err()
 }
 
 // onCheck acts on one liveness probe.
 func (s *Session) onCheck(c health.Check, threshold int, healthy *atomic.Bool) {
+	if s.opts.Observer != nil {
+		s.opts.Observer.Probe(ProbeLiveness, c)
+	}
 	if c.OK() {
 		if !healthy.Swap(true) {
 			s.log.Info("server healthy again")

@@ -20,4 +20,7 @@ type Options struct {
 	// OnReady is called once the server is ready, before READY=1 and the
 	// healthy line.
 	OnReady func(health.Load)
+	// Observer, when set, is told the session's phases, probes, ready,
+	// stop and end (a status endpoint).
+	Observer Observer
 }

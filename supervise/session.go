@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/systemd"
@@ -25,6 +27,12 @@ type Session struct {
 	notify  *systemd.Notifier
 	tracker *health.Tracker
 	ready   health.Load
+	// portWarn says once that the port's holder could not be checked.
+	portWarn sync.Once
+	// reportExit tells the Observer how the session ended, once; every
+	// path that returns the end to the caller calls it first, so that
+	// the report is made before sglaunch can exit.
+	reportExit func()
 }
 
 // Launch starts the plan's server exactly as planned and returns once its
@@ -45,7 +53,7 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 		opts.Logger = log
 	}
-	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log)}
+	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log), reportExit: func() {}}
 	lo := opts.Options
 	lo.Observe = func(b []byte) {
 		if s.tracker != nil {
@@ -57,6 +65,9 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	}
 	lo.OnStopping = func(why string) {
 		s.notify.Stopping(why)
+		if opts.Observer != nil {
+			opts.Observer.Stopping(why)
+		}
 		if opts.OnStopping != nil {
 			opts.OnStopping(why)
 		}
@@ -65,11 +76,27 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	s.tracker = health.NewTracker(timeNow())
 	proc, err := launcher.Start(ctx, p, lo)
 	if err != nil {
+		if opts.Observer != nil {
+			status, code := exitOf(err)
+			opts.Observer.Exited(status, code, err)
+		}
 		return nil, err
 	}
 	s.Process = proc
 	if opts.OnStarted != nil {
 		opts.OnStarted(proc.PID())
+	}
+	if obs := opts.Observer; obs != nil {
+		obs.Started(proc.PID(), proc.StartedAt())
+		s.reportExit = sync.OnceFunc(func() {
+			err := proc.Err()
+			status, code := exitOf(err)
+			obs.Exited(status, code, err)
+		})
+		go func() {
+			<-proc.Done()
+			s.reportExit()
+		}()
 	}
 	if err := s.waitReady(); err != nil {
 		return nil, err
@@ -108,6 +135,11 @@ func (s *Session) waitReady() error {
 		Notifier:       s.notify,
 		Logger:         s.log,
 		Estimate:       est,
+		Confirm:        s.confirmPort,
+	}
+	if obs := s.opts.Observer; obs != nil {
+		gate.OnProbe = func(c health.Check) { obs.Probe(ProbeReadiness, c) }
+		obs.Loading(s.tracker, est)
 	}
 	at, err := gate.Wait(gctx)
 	if err == nil {
@@ -121,11 +153,12 @@ func (s *Session) waitReady() error {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, ErrStartTimeout) || errors.Is(err, ErrStalled) {
+		if errors.Is(err, ErrStartTimeout) || errors.Is(err, ErrStalled) || errors.Is(err, ErrPortTaken) {
 			s.RequestStop(err, syscall.SIGTERM)
 		}
 		<-s.Done()
-		return s.Err()
+		s.reportExit()
+		return s.withPortHolder(s.Err())
 	}
 
 	s.tracker.Finish()
@@ -137,12 +170,63 @@ func (s *Session) waitReady() error {
 	if s.opts.OnReady != nil {
 		s.opts.OnReady(s.ready)
 	}
+	if s.opts.Observer != nil {
+		s.opts.Observer.Ready(s.ready)
+	}
 	s.notify.Ready(s.readyStatus())
 	s.log.Info(fmt.Sprintf("healthy after %s%s", health.Secs(s.ready.Duration()), milestones(s.ready.Phases)),
 		"url", s.plan.BaseURL())
 	if err := history.Record(s.plan.Fingerprint, s.ready); err != nil {
 		s.log.Warn("cannot remember the load time: " + err.Error())
 	}
+	return nil
+}
+
+// withPortHolder adds, to a server that ended during the load, who holds
+// its port when another process does: a server that cannot bind its port
+// exits ("address already in use"), and the holder is the reason.
+func (s *Session) withPortHolder(err error) error {
+	if !errors.Is(err, ErrExited) {
+		return err
+	}
+	var pe *proc.PortError
+	if errors.As(proc.CheckPortOwner(s.plan.Port(), s.PID()), &pe) {
+		return &portHeld{holder: pe, err: err}
+	}
+	return err
+}
+
+// portHeld is a load that failed while another process held the port.
+type portHeld struct {
+	holder *proc.PortError
+	err    error
+}
+
+func (e *portHeld) Error() string {
+	return e.holder.Error() + "; the server could not have it: " + e.err.Error()
+}
+func (e *portHeld) Unwrap() error { return e.err }
+
+// confirmPort makes sure the 200 came from this server: the socket
+// listening on the plan's port must belong to the server's own tree. A
+// second launch of a running profile, or two benchmarks sharing a port,
+// would otherwise take the other server's answer for their own, tell
+// systemd READY=1 and measure the wrong server.
+func (s *Session) confirmPort() error {
+	port := s.plan.Port()
+	err := proc.CheckPortOwner(port, s.PID())
+	var pe *proc.PortError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return &reason{sentinel: ErrPortTaken, msg: fmt.Sprintf("%s: what answered /health is not this server; stop that process or give this profile another port (args.port)", pe)}
+	case errors.Is(err, proc.ErrNotListening):
+		// The answer came, yet no socket is seen: the listener closed in
+		// between (a server stopping), or it is out of sight.
+		return fmt.Errorf("no socket listens on port %d: %w", port, health.ErrNotYet)
+	}
+	s.portWarn.Do(func() { s.log.Warn("cannot check who holds the port: " + err.Error()) })
 	return nil
 }
 
@@ -175,5 +259,11 @@ func (s *Session) ServerPID() int { return s.PID() }
 // Stop stops the server as a requested stop does: SIGTERM, the plan's
 // stop_timeout, then SIGKILL to everything left. See launcher.Process.Stop.
 func (s *Session) Stop(ctx context.Context) (launcher.ExitStatus, error) {
-	return s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	status, err := s.Process.Stop(ctx, syscall.SIGTERM, s.plan.StopTimeout)
+	select {
+	case <-s.Done():
+		s.reportExit()
+	default:
+	}
+	return status, err
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/sglaunch/sglaunch/plan"
 
@@ -78,7 +79,7 @@ func Unit(plan *plan.Plan, o UnitOptions) (string, error) {
 	w("[Service]")
 	w("Type=notify")
 	w("NotifyAccess=main")
-	w("ExecStart=%s serve --profile %s", execQuote(o.Exe), execQuote(ref))
+	w("ExecStart=%s serve --profile %s%s", execQuote(o.Exe), execQuote(ref), statusAddrArg(plan))
 	if o.User != "" {
 		w("User=%s", o.User)
 	}
@@ -118,9 +119,42 @@ func seconds(d time.Duration) string {
 func execQuote(s string) string {
 	s = strings.ReplaceAll(s, "%", "%%")
 	s = strings.ReplaceAll(s, "$", "$$")
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\;") {
+	if s != "" && !strings.ContainsAny(s, " \"'\\;") && !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
+	// systemd reads C escapes inside double quotes; a raw CR or LF would
+	// end the ExecStart= line (a CR in a profile path split it).
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// statusAddrArg names the status endpoint on the command line when the
+// profile asks for one, so that the unit shows where probes and scrapes
+// go.
+func statusAddrArg(plan *plan.Plan) string {
+	if plan.StatusAddr == "" {
+		return ""
+	}
+	return " --status-addr " + execQuote(plan.StatusAddr)
 }

@@ -26,6 +26,28 @@ func TestExecQuote(t *testing.T) {
 	}
 }
 
+// TestCRInProfilePathSplitsExecStart pins issue 12 defect 9: execQuote
+// left a carriage return raw, and systemd ended the ExecStart= line at
+// it, running a truncated command line. Every control character is a C
+// escape inside double quotes now.
+func TestCRInProfilePathSplitsExecStart(t *testing.T) {
+	for in, want := range map[string]string{
+		"/p/a\rb.yaml": `"/p/a\rb.yaml"`,
+		"/p/a\tb":      `"/p/a\tb"`,
+		"/p/a\x1b[31m": `"/p/a\x1b[31m"`,
+		"/p/a\u0085b":  `"/p/a\u0085b"`,
+		"/p/a\r\n$x%y": `"/p/a\r\n$$x%%y"`,
+	} {
+		got := execQuote(in)
+		if got != want {
+			t.Errorf("execQuote(%q): got %q, want %q", in, got, want)
+		}
+		if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x85 }) {
+			t.Errorf("execQuote(%q) = %q holds a raw control character", in, got)
+		}
+	}
+}
+
 func TestUnitTimeouts(t *testing.T) {
 	settings := plan.DefaultSettings()
 	settings["health.start_timeout"] = profiles.Value{Text: "45m"}

@@ -230,6 +230,12 @@ func TestBenchLaunch(t *testing.T) {
 	if err != nil || !strings.Contains(string(log), "The server is fired up and ready to roll!") {
 		t.Errorf("server log %s: %v\n%s", r.Server.Log, err, log)
 	}
+	// Issue 12 defect 3: records and server logs were 0644 in 0755 directories.
+	for _, f := range []string{r.Server.Log, filepath.Dir(r.Server.Log)} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: %v, mode %v; want no access for group and others", f, err, fi.Mode())
+		}
+	}
 	if len(r.Workloads) != 3 || r.Workloads[1].Status != "ok" || !strings.Contains(r.Workloads[2].External.Output, fmt.Sprintf("url=http://127.0.0.1:%d", port)) {
 		t.Errorf("workloads: %+v", r.Workloads)
 	}
@@ -365,7 +371,7 @@ func TestBenchServerDiesMidRun(t *testing.T) {
 	}
 	allGone(t, descendants)
 	r := onlyRecord(t, e)
-	if r.Status != "failed" || !strings.Contains(r.Error, "workload long") || !strings.Contains(r.Error, "the server ended mid-run: server was killed by SIGKILL") {
+	if r.Status != "failed" || !strings.Contains(r.Error, "workload long") || !strings.Contains(r.Error, "the server ended mid-run: server exited with SIGKILL") {
 		t.Errorf("record status %q error %q, want failed naming the workload", r.Status, r.Error)
 	}
 	var st []string

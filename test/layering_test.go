@@ -28,7 +28,7 @@ func TestLayering(t *testing.T) {
 		{"profiles", []string{"plan", "launcher"}},
 		{"catalog", []string{"plan", "launcher"}},
 		{"preflight", []string{"launcher", "supervise"}},
-		{"verify", []string{"launcher", "supervise", "bench"}},
+		{"verify", []string{"launcher", "supervise", "bench", "internal/leftovers"}},
 		{"internal/runstate", []string{"launcher", "supervise"}},
 		{"health", []string{"launcher", "supervise"}},
 		{"systemd", []string{"launcher", "supervise", "health"}},
@@ -36,6 +36,9 @@ func TestLayering(t *testing.T) {
 		{"loadgen", []string{"plan", "launcher", "bench"}},
 		{"bench", []string{"supervise"}},
 		{"internal/childproc", []string{"plan", "launcher"}},
+		{"internal/leftovers", []string{"launcher", "supervise", "bench"}},
+		{"internal/logfile", []string{"plan", "launcher"}},
+		{"status", []string{"launcher", "supervise", "bench", "internal/childproc", "internal/hostprobe"}},
 	}
 	for _, r := range rules {
 		d, ok := deps[r.pkg]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -138,17 +139,45 @@ func TestServeDryRun(t *testing.T) {
 	}
 }
 
+// TestCudaVisibleDevicesDropWarned pins issue 12 defect 13 through the
+// binary: a CUDA_VISIBLE_DEVICES exported in the shell is dropped, which
+// serve says on a warning line of its own and preflight as a WARN, each
+// with the fix.
+func TestCudaVisibleDevicesDropWarned(t *testing.T) {
+	e := newEnv(t)
+	e.Vars["CUDA_VISIBLE_DEVICES"] = "4,5,6,7"
+	_, stderr, code := e.Run("serve", "--profile", "demo", "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var warned bool
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "sglaunch: warning: CUDA_VISIBLE_DEVICES=4,5,6,7") && strings.Contains(line, "inherit_env: [CUDA_VISIBLE_DEVICES]") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning line for the drop:\n%s", stderr)
+	}
+	stdout, stderr, _ := e.Run("preflight", "--profile", "demo", "--catalog")
+	if !regexp.MustCompile(`WARN +CUDA_VISIBLE_DEVICES`).MatchString(stdout) || !strings.Contains(stdout, "inherit_env: [CUDA_VISIBLE_DEVICES]") {
+		t.Errorf("preflight does not warn:\n%s%s", stdout, stderr)
+	}
+}
+
 // TestSecretsNeverPrinted: an API key and a token reach the server, but
 // no printout or file of sglaunch's holds them: not the config, not the
 // relayed server output (SGLang prints its parsed args, api_key included),
-// not the log file, not the runtime state.
+// not the log file, not the runtime state. The key is given as api-k, a
+// prefix argparse accepts, and the token is short (issue 12 defect 3:
+// neither was masked).
 func TestSecretsNeverPrinted(t *testing.T) {
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("secret", kimiOnSim(t, port))
-	const key, token = "sk-live-0123456789", "hf_abcdefghijkl"
+	const key, token = "sk-live-0123456789", "hf_x9"
 	logFile := filepath.Join(e.Dir, "server.log")
-	args := []string{"--profile", "secret", "--skip-preflight", "--set", "args.api-key=" + key, "--set", "env.HF_TOKEN=" + token, "--log-file", logFile}
+	args := []string{"--profile", "secret", "--skip-preflight", "--set", "args.api-k=" + key, "--set", "env.HF_TOKEN=" + token, "--log-file", logFile}
 	p := e.Start(append([]string{"serve"}, args...)...)
 	waitServeHealthy(t, p)
 	state, _ := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "secret.json"))
@@ -157,6 +186,9 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	logged, _ := os.ReadFile(logFile)
 	if !strings.Contains(string(logged), "Load weight begin") {
 		t.Fatalf("the log file lacks the server's output:\n%s", logged)
+	}
+	if fi, err := os.Stat(logFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("log file: %v, mode %v; want 0600", err, fi.Mode())
 	}
 	for what, out := range map[string]string{"stdout": p.Stdout(), "stderr": p.Stderr(), "log file": string(logged), "runtime state": string(state)} {
 		for _, secret := range []string{key, token} {

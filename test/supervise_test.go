@@ -1,6 +1,8 @@
 package test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -31,13 +33,32 @@ const (
 	goneBound = 10 * time.Second
 )
 
+// stopWaits scale SGLang's stop timing down by 20, in its proportions:
+// the drain checks every 5 s (0.25), waits up to 15 s for the schedulers
+// (0.75), and the child watchdog looks every second (0.05), so a SIGTERM
+// to the whole group is still caught by the watchdog before the drain
+// ends, as under SGLang. simEnv overrides them.
+var stopWaits = map[string]string{
+	"SGLANG_SIM_DRAIN_POLL_SECONDS":    "0.25",
+	"SGLANG_SIM_SHUTDOWN_WAIT_SECONDS": "0.75",
+	"SGLANG_SIM_WATCHDOG_SECONDS":      "0.05",
+}
+
 // simProfile writes a profile that runs the sim with tp 2 on a free port,
-// with the SGLANG_SIM_* variables in simEnv and extra top-level YAML, and
-// returns the port.
+// with the SGLANG_SIM_* variables in simEnv (over stopWaits) and extra
+// top-level YAML, and returns the port.
 func simProfile(t *testing.T, e *testEnv, name string, simEnv map[string]string, extra string) int {
 	t.Helper()
 	port := testkit.FreePort(t)
 	var env strings.Builder
+	all := make(map[string]string, len(stopWaits)+len(simEnv))
+	for k, v := range stopWaits {
+		all[k] = v
+	}
+	for k, v := range simEnv {
+		all[k] = v
+	}
+	simEnv = all
 	keys := make([]string, 0, len(simEnv))
 	for k := range simEnv {
 		keys = append(keys, k)
@@ -412,5 +433,55 @@ func TestServeJSONLogs(t *testing.T) {
 	_, stderr, code := e.Run("serve", "--profile", "json", "--log-format", "yaml")
 	if code != 2 || !strings.Contains(stderr, "--log-format") {
 		t.Errorf("--log-format yaml: exit %d, %q; want 2 naming the flag", code, stderr)
+	}
+}
+
+// TestStopDrainsInFlightStream pins issue 10's third defect: sglaunch
+// sent SIGTERM to the server's whole process group; SGLang's ranks have
+// no SIGTERM handler, the child watchdog killed the tree, and a 400-token
+// stream was cut at 132 tokens. The signal now goes to the main process,
+// which drains: the stream completes and the exit line says so.
+func TestStopDrainsInFlightStream(t *testing.T) {
+	e := newEnv(t)
+	port := simProfile(t, e, "drain", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_TTFT_MS": "50", "SGLANG_SIM_ITL_MS": "10"}, "")
+	p := e.Start("serve", "--profile", "drain")
+	waitServeHealthy(t, p)
+	const tokens = 400
+	body := fmt.Sprintf(`{"input_ids":[1,2,3],"sampling_params":{"max_new_tokens":%d,"ignore_eos":true},"stream":true}`, tokens)
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/generate", port), "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// Stop while the stream is in flight: after its first chunks.
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	last, seen := 0, 0
+	for sc.Scan() {
+		line := strings.TrimPrefix(sc.Text(), "data: ")
+		if line == sc.Text() || line == "[DONE]" {
+			continue
+		}
+		var ev struct {
+			Meta struct {
+				Completion int `json:"completion_tokens"`
+			} `json:"meta_info"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil {
+			last = ev.Meta.Completion
+		}
+		if seen++; seen == 20 {
+			_ = p.Cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	if last != tokens {
+		t.Errorf("the stream ended at %d of %d tokens: the stop cut it", last, tokens)
+	}
+	p.Wait(t, commandTimeout)
+	if !strings.Contains(p.Stderr(), "it drained and stopped by itself") {
+		t.Errorf("the exit line does not say the server drained:\n%s", p.Stderr())
+	}
+	if !strings.Contains(p.Stderr(), "SIGTERM to its main process") {
+		t.Errorf("SIGTERM did not go to the main process only:\n%s", p.Stderr())
 	}
 }

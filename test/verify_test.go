@@ -88,8 +88,14 @@ func waitHealthy(t *testing.T, port int) {
 func waitReadyState(t *testing.T, e *testEnv, profile string) {
 	t.Helper()
 	testkit.WaitFor(t, waitTimeout, "the runtime state to say ready", func() bool {
-		b, err := os.ReadFile(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], profile+".json"))
-		return err == nil && strings.Contains(string(b), `"ready_at"`)
+		files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_RUNTIME_DIR"], "*.json"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err == nil && strings.Contains(string(b), `"profile": "`+profile+`"`) && strings.Contains(string(b), `"ready_at"`) {
+				return true
+			}
+		}
+		return false
 	})
 }
 
@@ -184,12 +190,19 @@ func rankPID(t *testing.T, pid, rank int) int {
 	var found int
 	testkit.WaitFor(t, waitTimeout, fmt.Sprintf("the TP%d worker of %d", rank, pid), func() bool {
 		all, _ := proc.All()
-		for p := range all {
+		for p, st := range all {
 			argv, err := proc.Cmdline(p)
-			if err != nil {
+			if err != nil || len(argv) == 0 {
 				continue
 			}
+			// Without setproctitle the worker keeps its argv.
 			if strings.Contains(strings.Join(argv, "\x00"), "sglang.srt.scheduler") && argValue(argv, "--parent") == strconv.Itoa(pid) && argValue(argv, "--tp-rank") == strconv.Itoa(rank) {
+				found = p
+				return true
+			}
+			// With it the argv area holds SGLang's title,
+			// sglang::scheduler_TP1 (the _TPn part only at tp > 1).
+			if st.PPID == pid && strings.HasPrefix(argv[0], "sglang::scheduler") && strings.HasSuffix(strings.Fields(argv[0])[0], "_TP"+strconv.Itoa(rank)) {
 				found = p
 				return true
 			}
@@ -368,13 +381,16 @@ func TestServeRefusesSiteOverride(t *testing.T) {
 
 	p := e.Start("serve", "--profile", "hooked", "--skip-preflight", "--allow-site-overrides")
 	waitHealthy(t, port)
+	// /health turns 200 a moment before serve has checked the port's
+	// holder and recorded the launch as ready.
+	waitReadyState(t, e, "hooked")
 	if !strings.Contains(p.Stderr(), "warning: python start-up changes managed variables") {
 		t.Errorf("no warning under --allow-site-overrides:\n%s", p.Stderr())
 	}
 	// verify reports the same hook on the running server.
-	stdout, _, code := e.Run("verify", "--profile", "hooked")
+	stdout, vstderr, code := e.Run("verify", "--profile", "hooked")
 	if code != 1 || !lineWith(stdout, "DIFFERENT", "NCCL_ALGO", "site hook "+site+":2") {
-		t.Errorf("verify: exit %d\n%s", code, stdout)
+		t.Errorf("verify: exit %d\n%s%s", code, stdout, vstderr)
 	}
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
@@ -464,4 +480,53 @@ func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 	}
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
+}
+
+// TestVerifyRetitledWorkers pins issue 10's first defect through the real
+// binary and the faithful sim, whose workers retitle themselves with the
+// real setproctitle package as SGLang's do: without SPT_NOENV their
+// /proc/PID/environ reads back as NUL bytes, and verify reported every
+// variable MISSING in every worker, DRIFT on a correct deployment.
+func TestVerifyRetitledWorkers(t *testing.T) {
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	py := testkit.PythonWithSetproctitle(t)
+	e.Profile("kimi-on-sim", strings.Replace(kimiOnSim(t, port), "python: "+testkit.RealPython(t), "python: "+py, 1))
+
+	t.Run("launched by sglaunch: every rank readable, MATCH", func(t *testing.T) {
+		p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight")
+		waitReadyState(t, e, "kimi-on-sim")
+		stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim")
+		if code != 0 || strings.Contains(stdout, "unreadable") {
+			t.Errorf("verify: exit %d, want 0 with every worker read\n%s%s", code, stdout, stderr)
+		}
+		_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
+		p.Wait(t, commandTimeout)
+	})
+
+	t.Run("started by hand without SPT_NOENV: workers unreadable, not MISSING", func(t *testing.T) {
+		argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+		env := handEnv(planEnv["PYTHONPATH"])
+		for k, v := range planEnv {
+			if strings.HasPrefix(k, "NCCL_") || strings.HasPrefix(k, "SGLANG_ENABLE") {
+				env[k] = v
+			}
+		}
+		srv := startByHand(t, argv, env)
+		waitHealthy(t, port)
+		stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+		if code != 0 {
+			t.Errorf("verify: exit %d, want 0 (what could be read matches)\n%s%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "environment unreadable") || !strings.Contains(stdout, "SPT_NOENV=1") {
+			t.Errorf("verify does not say the workers' environments are unreadable:\n%s", stdout)
+		}
+		// SPT_NOENV itself is MISSING (perf-neutral: sglaunch's own); no
+		// variable of the plan is.
+		for _, name := range []string{"NCCL_PROTO", "NCCL_ALGO", "NCCL_NTHREADS", "SGLANG_ENABLE_SPEC_V2"} {
+			if lineWith(stdout, "MISSING", name) {
+				t.Errorf("%s MISSING in an unreadable worker:\n%s", name, stdout)
+			}
+		}
+	})
 }

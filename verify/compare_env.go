@@ -62,18 +62,17 @@ func compareEnv(exp Expected, o *Observation) []Row {
 		return nil
 	}
 	show := func(name, v string) string { return redact.Value(name, v) }
-	norm := func(name, v string) string {
-		if exp.Redacted {
-			return redact.Value(name, v)
-		}
-		return v
-	}
 	for _, name := range exp.EnvOrder {
 		want := exp.Env[name]
 		groups := groupProcs(o, procs, name)
+		if redact.IsMasked(want) {
+			// A record stores secrets masked: never compare the masks.
+			rows = append(rows, unknownEnv(exp, name, groups, show)...)
+			continue
+		}
 		allMatch := true
 		for _, g := range groups {
-			if !g.eff.present || norm(name, g.eff.value) != want {
+			if !g.eff.present || g.eff.value != want {
 				allMatch = false
 			}
 		}
@@ -90,7 +89,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			switch {
 			case !g.eff.present:
 				row.Status = Missing
-			case norm(name, g.eff.value) != want:
+			case g.eff.value != want:
 				row.Status, row.Observed = Different, show(name, g.eff.value)
 				if set, ok := overwrittenBySGLang(exp, name); ok && !g.hasServer(o.ServerPID) {
 					// SGLang itself replaced the plan's value: what the
@@ -120,6 +119,24 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			}
 			rows = append(rows, row)
 		}
+	}
+	return rows
+}
+
+// unknownEnv reports a variable whose expected value is masked: UNKNOWN
+// where a process has it (the real value cannot be compared with a mask),
+// MISSING where none does.
+func unknownEnv(exp Expected, name string, groups []procGroup, show func(string, string) string) []Row {
+	var rows []Row
+	for _, g := range groups {
+		row := Row{Group: envGroup(name, exp.Env[name]), Kind: "env", Setting: name, Expected: exp.Env[name], Where: g.label()}
+		if g.eff.present {
+			row.Status, row.Observed = Unknown, show(name, g.eff.value)
+			row.Note = "stored masked in " + exp.Label + ": not compared"
+		} else {
+			row.Status = Missing
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -5,15 +5,16 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// SideOf reduces an expected plan to what plan.Diff compares.
+// SideOf reduces an expected plan to what plan.Diff compares, its values
+// as it holds them: real from a plan, secrets masked from a record
+// (plan.Diff compares a masked value as unknown).
 func SideOf(e Expected) plan.Side {
 	s := plan.Side{Label: e.Label, Fingerprint: e.Fingerprint, Python: e.Python, Args: plan.FlagMap(plan.ArgvTail(e.Argv), true), Env: map[string]string{}}
 	for k, v := range e.Env {
-		s.Env[k] = redact.Value(k, v)
+		s.Env[k] = v
 	}
 	return s
 }
@@ -36,7 +37,7 @@ func SideOfDeployment(o *Observation, label string, managed []string) plan.Side 
 			continue
 		}
 		if eff := effectiveEnv(o, name, srv); eff.present {
-			s.Env[name] = redact.Value(name, eff.value)
+			s.Env[name] = eff.value // real: plan.Diff masks for display
 		}
 	}
 	return s

@@ -11,4 +11,7 @@ var (
 	ErrLoading = errors.New("still loading")
 	// ErrNoTarget: nothing says which deployment to check.
 	ErrNoTarget = errors.New("no deployment found")
+	// ErrWrongServer: the located server's port is held by another
+	// process, so its address would show someone else's server.
+	ErrWrongServer = errors.New("the port belongs to another process")
 )

@@ -19,6 +19,9 @@ const (
 	// Overridden: SGLang itself replaced the plan's value in its workers
 	// (a documented rewrite, see sglangSets): shown, not drift.
 	Overridden = "OVERRIDDEN"
+	// Unknown: the expected value is masked (a record stores secrets
+	// masked), so it cannot be compared: neither a match nor drift.
+	Unknown = "UNKNOWN"
 )
 
 // Groups of a row: perf-relevant settings decide the verdict; perf-neutral

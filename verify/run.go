@@ -23,6 +23,9 @@ func runLocated(ctx context.Context, exp Expected, t Target, l *Located) (*Repor
 	if err := CheckReady(ctx, l); err != nil {
 		return nil, err
 	}
+	if err := CheckPort(l); err != nil {
+		return nil, err
+	}
 	o, err := Observe(ctx, l.ServerPID, l.URL, exp.Managed, l.APIKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.How, err)

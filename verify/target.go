@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,7 +30,7 @@ type Target struct {
 	Port    int
 	URL     string
 	Unit    string
-	Profile string // with no other target: pick this profile's launch
+	Profile string // with no other target: pick this profile's launch (its name or file)
 	// RuntimeDir holds the runtime state files.
 	RuntimeDir string
 	// APIKey is the bearer token for the server's API when neither the
@@ -103,7 +104,12 @@ func fromPID(pid int, states []*runstate.State, how string) (*Located, error) {
 		return nil, fmt.Errorf("pid %d: %w", pid, ErrGone)
 	}
 	for _, s := range states {
-		if s.SglaunchPID == pid || s.ServerPID == pid {
+		// A state speaks for a pid only while its processes are the
+		// ones it recorded: a reused pid is another process.
+		if s.Stale || s.NoServer {
+			continue
+		}
+		if s.SglaunchPID == pid || (s.ServerPID == pid && s.ServerRunning()) {
 			return &Located{ServerPID: s.ServerPID, URL: s.URL, State: s, How: how}, nil
 		}
 	}
@@ -126,16 +132,21 @@ func fromPID(pid int, states []*runstate.State, how string) (*Located, error) {
 	return &Located{ServerPID: pid, URL: urlFromArgv(argv), How: how}, nil
 }
 
+// fromState picks the running launch of profile (a name or a profile
+// file's path; empty: any) from the runtime states.
 func fromState(states []*runstate.State, profile, dir string) (*Located, error) {
 	var live, stale []*runstate.State
 	for _, s := range states {
-		if profile != "" && s.Profile != profile {
+		if s.NoServer || !s.Matches(profile) {
 			continue
 		}
-		if s.Stale || !proc.Alive(s.ServerPID) {
+		switch {
+		case s.Stale:
 			stale = append(stale, s)
-		} else {
-			live = append(live, s)
+		case s.ServerPID == 0 || s.ServerRunning():
+			live = append(live, s) // starting, or running
+		default:
+			stale = append(stale, s)
 		}
 	}
 	switch {
@@ -144,11 +155,16 @@ func fromState(states []*runstate.State, profile, dir string) (*Located, error) 
 	case len(live) > 1:
 		var names []string
 		for _, s := range live {
-			names = append(names, fmt.Sprintf("%s (pid %d)", s.Profile, s.ServerPID))
+			names = append(names, fmt.Sprintf("%s (launch %s, server pid %d, sglaunch pid %d)", s.Profile, s.LaunchID, s.ServerPID, s.SglaunchPID))
 		}
-		return nil, fmt.Errorf("several launches are running: %s; choose one with --profile, --pid or --port", strings.Join(names, ", "))
+		return nil, fmt.Errorf("several launches are running: %s; choose one with --pid (the server's or its sglaunch's) or --port", strings.Join(names, ", "))
 	case len(stale) > 0:
-		return nil, fmt.Errorf("the launch recorded in %s (sglaunch pid %d) is no longer running; the state file is stale: %w", stale[0].Path, stale[0].SglaunchPID, ErrGone)
+		s := stale[0]
+		why := fmt.Sprintf("its sglaunch (pid %d) is gone", s.SglaunchPID)
+		if !s.Stale {
+			why = fmt.Sprintf("its server (pid %d) is gone", s.ServerPID)
+		}
+		return nil, fmt.Errorf("the launch recorded in %s is no longer running (%s); the state file is stale: %w", s.Path, why, ErrGone)
 	}
 	return nil, fmt.Errorf("no running sglaunch launch in %s; give --pid, --port, --url or --unit: %w", dir, ErrNoTarget)
 }
@@ -156,6 +172,9 @@ func fromState(states []*runstate.State, profile, dir string) (*Located, error) 
 // CheckReady fails with ErrLoading while the server is still loading:
 // connections refused or /health answering 503.
 func CheckReady(ctx context.Context, l *Located) error {
+	if l.State != nil && l.State.ReadyAt.IsZero() && l.ServerPID == 0 {
+		return fmt.Errorf("the server of profile %s (sglaunch pid %d) is starting (since %s): it is %w; verify once it is ready", l.State.Profile, l.State.SglaunchPID, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
+	}
 	if l.State != nil && l.State.ReadyAt.IsZero() {
 		return fmt.Errorf("server pid %d (profile %s) started %s and is %w; verify once it is ready", l.ServerPID, l.State.Profile, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
 	}
@@ -180,6 +199,38 @@ func CheckReady(ctx context.Context, l *Located) error {
 		return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
 	}
 	return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
+}
+
+// CheckPort confirms that the socket behind the located server's local
+// address belongs to the server's own tree: /server_info from another
+// process on the port (a second launch, a leftover) would be compared as
+// if it were this server's. A remote address, or no known pid, is not
+// checked.
+func CheckPort(l *Located) error {
+	if l.ServerPID <= 0 || l.URL == "" {
+		return nil
+	}
+	u, err := url.Parse(l.URL)
+	if err != nil || !isLocal(u.Hostname()) {
+		return nil
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port <= 0 {
+		return nil
+	}
+	err = proc.CheckPortOwner(port, l.ServerPID)
+	var pe *proc.PortError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return fmt.Errorf("%w: %s; the located server (%s) has not bound its port, another process answers there", ErrWrongServer, pe, l.How)
+	case errors.Is(err, proc.ErrNotListening):
+		// It answered, yet no socket is in sight: another network
+		// namespace. Nothing to tell either way.
+		return nil
+	}
+	return err
 }
 
 func unitMainPID(ctx context.Context, unit string) (int, error) {

@@ -38,19 +38,22 @@ func benchCommand(e *env) *cli.Command {
 			"Workloads: the built-ins decode-1 (one stream, 1024 in / 512 out) and sweep (concurrency 1, 8,\n" +
 			"32, 128), the profile's bench.workloads, or YAML files. Without --workload: the profile's\n" +
 			"workloads, else decode-1. Exit status: 0 ok, 1 the run failed (its record is kept, marked\n" +
-			"failed), 2 bad input, 128+N interrupted by signal N.",
+			"failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N\n" +
+			"interrupted by signal N. The record is saved after every level (status interrupted until the run\n" +
+			"ends), so a run that is killed keeps what completed.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,
 			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "run workload `NAME` or the workloads of a YAML FILE (repeatable, in order)"},
 			&cli.StringFlag{Name: "url", Usage: "benchmark the server already running at `URL` instead of launching one"},
 			&cli.BoolFlag{Name: "keep-running", Usage: "leave the server running (supervised) after the run, until a signal stops it"},
-			&cli.StringFlag{Name: "out", Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"dir"}, Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records); bench list, show and compare read it with the same flag"},
+			&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "allow up to `N` failed requests (or N% of them) before the run fails; the record says partial either way"},
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
 			&cli.BoolFlag{Name: "details", Usage: "also write one JSON line per request (timings, token counts, chunk gaps, error) into a file beside the record"},
-			skipPreflightFlag, allowSiteFlag,
+			skipPreflightFlag, allowSiteFlag, statusAddrFlag, statusProxyFlag,
 		},
 		Action:      func(c *cli.Context) error { return e.bench(c) },
 		Subcommands: benchRecordCommands(e),
@@ -66,6 +69,8 @@ type benchSetup struct {
 	workloads []bench.Workload
 	store     *bench.Store
 	profile   string // with --url: the profile the workloads came from
+	// maxFailures is --max-failures.
+	maxFailures bench.FailureBudget
 }
 
 func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
@@ -112,6 +117,9 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	if err := bench.Prepare(b.workloads); err != nil {
 		return nil, err
 	}
+	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
+		return nil, err
+	}
 	dir := c.String("out")
 	if dir == "" {
 		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
@@ -146,12 +154,29 @@ func (e *env) bench(c *cli.Context) error {
 	if err != nil {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
+	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
+		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")
+	}
+	endpoint := &statusHook{}
 	if b.plan != nil {
-		fmt.Fprint(e.stderr, b.plan.Text())
+		e.printPlan(b.plan, log)
+	}
+	e.sweepLeftovers(b.settings, log)
+	if b.plan != nil {
 		if err := e.beforeLaunch(c, b.plan, log); err != nil {
 			return err
 		}
+		// A bench that ends with its server serves no status; one that
+		// keeps it running does, as serve would.
+		if c.Bool("keep-running") {
+			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil); err != nil {
+				return err
+			}
+			defer endpoint.close()
+		}
 	}
+	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
+	defer launch.remove()
 
 	// Only a signal stops a run: a closed stdout must not take the server down.
 	sigs := make(chan os.Signal, 4)
@@ -168,10 +193,10 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
-		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec,
-		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"),
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, log),
+		Launch: e.benchLauncher(b, launch, log, endpoint),
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
@@ -186,26 +211,17 @@ func (e *env) bench(c *cli.Context) error {
 	return nil
 }
 
-// benchLauncher launches the plan's server as serve does, with its
-// runtime state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, log *slog.Logger) bench.LaunchFunc {
+// benchLauncher launches the plan's server as serve does, under the
+// run's launch state, for bench.Run.
+func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger, endpoint *statusHook) bench.LaunchFunc {
 	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
-		rs := e.launchState(p, b.settings, log)
 		opts := supervise.Options{
 			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
 			StateDir: statedir.State(b.settings.StateDir, e.getenv),
 		}
-		rs.hooks(&opts)
-		sess, err := supervise.Launch(ctx, p, opts)
-		if err != nil {
-			rs.remove()
-			return nil, err
-		}
-		go func() {
-			<-sess.Done()
-			rs.remove()
-		}()
-		return sess, nil
+		launch.hooks(&opts)
+		endpoint.wire(&opts, launch)
+		return supervise.Launch(ctx, p, opts)
 	}
 }
 
@@ -250,7 +266,8 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 
 // redactCommandLine masks secrets in sglaunch's own command line: the
 // values of secret flags (--api-key X, after --) and of --set
-// assignments to secret names (--set env.HF_TOKEN=X).
+// assignments to secret names (--set env.HF_TOKEN=X), however the flag
+// is spelled: Go's flag parsing takes -set, --set, -set=V and --set=V.
 func redactCommandLine(args []string) []string {
 	out := redact.Argv(args)
 	for i := 0; i < len(out); i++ {
@@ -258,20 +275,20 @@ func redactCommandLine(args []string) []string {
 		if a == "--" {
 			break
 		}
-		val, inline := strings.CutPrefix(a, "--set=")
-		if !inline {
-			if a != "--set" || i+1 >= len(out) {
-				continue
-			}
-			i++
-			val = out[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
 		}
-		if key, _, ok := strings.Cut(val, "="); ok && redact.IsSecret(key) {
-			masked := key + "=" + redact.Mask
-			if inline {
-				masked = "--set=" + masked
-			}
-			out[i] = masked
+		name, val, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name != "set" {
+			continue
+		}
+		if inline {
+			out[i] = strings.TrimSuffix(a, val) + redact.Assignment(val)
+			continue
+		}
+		if i+1 < len(out) {
+			i++
+			out[i] = redact.Assignment(out[i])
 		}
 	}
 	return out

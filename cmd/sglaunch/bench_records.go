@@ -8,7 +8,9 @@ import (
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
 
-var recordsDirFlag = &cli.StringFlag{Name: "dir", Usage: "records directory `DIR` (default $SGLAUNCH_STATE_DIR/records)"}
+// recordsDirFlag is where list, show and compare read records: --dir, or
+// --out as bench writes them.
+var recordsDirFlag = &cli.StringFlag{Name: "dir", Aliases: []string{"out"}, Usage: "records directory `DIR`, as bench --out wrote them (default $SGLAUNCH_STATE_DIR/records)"}
 
 // benchRecordCommands are bench list, show and compare.
 func benchRecordCommands(e *env) []*cli.Command {
@@ -109,9 +111,16 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 	return nil
 }
 
-// recordStore opens --dir or the state directory's records.
+// recordStore opens --dir (--out) or the state directory's records;
+// `bench --out DIR list` reads DIR as `bench list --out DIR` does.
 func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
-	dir := c.String("dir")
+	dir := ""
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.IsSet("out") {
+			dir = ctx.String("out")
+			break
+		}
+	}
 	if dir == "" {
 		s, err := e.settings(c)
 		if err != nil {

@@ -12,16 +12,18 @@ import (
 )
 
 // reportBenchmarked tells, at serve start, which benchmark this plan
-// reproduces (bench.Store.Benchmarked decides).
-func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) {
+// reproduces (bench.Store.Benchmarked decides), and returns it; nil when
+// the records cannot be read.
+func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) *bench.Benchmarked {
 	store, err := e.recordStore(c)
 	if err != nil {
-		return
+		return nil
 	}
 	b, err := store.Benchmarked(p)
 	switch {
 	case err != nil:
 		log.Warn("cannot read the bench records: " + err.Error())
+		return nil
 	case b.Empty:
 		log.Info(fmt.Sprintf("not benchmarked: no bench records yet (fingerprint %s); `sglaunch bench --profile %s` makes one", p.ShortFingerprint(), p.Profile))
 	case b.Exact != nil:
@@ -36,6 +38,7 @@ func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) 
 		log.Warn(fmt.Sprintf("not benchmarked: no bench record has this plan's fingerprint %s; nearest is %s, which differs in: %s",
 			p.ShortFingerprint(), describeRecord(b.Nearest), strings.Join(diffs, ", ")))
 	}
+	return &b
 }
 
 // describeRecord is "<id> <date> output_throughput=... (<headline>)".

@@ -131,6 +131,9 @@ func (e *env) deploymentSide(c *cli.Context, op string, t verify.Target) (plan.S
 	if err := verify.CheckReady(c.Context, l); err != nil {
 		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
+	if err := verify.CheckPort(l); err != nil {
+		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
+	}
 	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged, e.getenv("OPENAI_API_KEY"))
 	if err != nil {
 		return plan.Side{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))

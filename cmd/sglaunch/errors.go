@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,6 +32,27 @@ func usageError(c *cli.Context, err error, _ bool) error {
 	return inputerr.Errorf("%s", msg)
 }
 
+// printable escapes the control characters of an error message (a CR or
+// an ESC in a path or a value the user gave) so that none reaches the
+// terminal; tab and newline stay.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }
+
 // exitStatus prints err (if any) and maps it to an exit status.
 func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
@@ -38,11 +61,11 @@ func exitStatus(err error, stderr io.Writer) int {
 	var se *statusError
 	if errors.As(err, &se) {
 		if se.msg != "" {
-			fmt.Fprintf(stderr, "sglaunch: %s\n", se.msg)
+			fmt.Fprintf(stderr, "sglaunch: %s\n", printable(se.msg))
 		}
 		return se.code
 	}
-	fmt.Fprintf(stderr, "sglaunch: %v\n", err)
+	fmt.Fprintf(stderr, "sglaunch: %s\n", printable(err.Error()))
 	if inputerr.Is(err) {
 		return 2
 	}

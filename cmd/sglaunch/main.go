@@ -96,6 +96,10 @@ func newApp(e *env) *cli.App {
 		OnUsageError:         usageError,
 		Commands:             commands(e),
 		Action:               rootAction,
+
+		// One value per --set, --unset and -w: a value holds commas
+		// (args.cuda-graph-bs=[1, 2, 4], env.CUDA_VISIBLE_DEVICES=0,1).
+		DisableSliceFlagSeparator: true,
 	}
 }
 
@@ -127,6 +131,7 @@ func commands(e *env) []*cli.Command {
 		preflightCommand(e),
 		verifyCommand(e),
 		diffCommand(e),
+		statusCommand(e),
 	}
 	for _, c := range cmds {
 		setUsageError(c)

@@ -80,6 +80,8 @@ func (e *env) loadPlan(c *cli.Context, mode string) (*plan.Plan, plan.Config, er
 		Environ:  e.environ(),
 		LookPath: e.lookPath,
 		SimDir:   e.simDir(c),
+		// Only serve and bench define --status-addr.
+		StatusAddr: c.String("status-addr"),
 	})
 	return plan, s, err
 }

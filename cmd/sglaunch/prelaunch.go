@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -15,6 +16,16 @@ var (
 	skipPreflightFlag = &cli.BoolFlag{Name: "skip-preflight", Usage: "launch without running preflight first (the Python start-up check still runs)"}
 	allowSiteFlag     = &cli.BoolFlag{Name: "allow-site-overrides", Usage: "warn instead of refusing to start when Python's site hooks (sitecustomize, usercustomize, .pth) change a managed variable"}
 )
+
+// printPlan prints the effective config as serve and bench start, then,
+// each on a line of its own, the drops that change which GPUs the server
+// uses: one line in a 60-line dump is easily missed.
+func (e *env) printPlan(p *plan.Plan, log *slog.Logger) {
+	fmt.Fprint(e.stderr, p.Text())
+	for _, w := range p.DropWarnings() {
+		log.Warn(w.String())
+	}
+}
 
 // beforeLaunch runs what serve and bench check before a model load:
 // preflight, or with --skip-preflight only its Python start-up check,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -35,7 +34,7 @@ func serveCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the config and exit"},
 			&cli.StringFlag{Name: "log-file", Usage: "also append the server's output to `PATH` (default $SGLAUNCH_LOG_FILE)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
-			skipPreflightFlag, allowSiteFlag,
+			skipPreflightFlag, allowSiteFlag, statusAddrFlag, statusProxyFlag,
 		},
 		Action: func(c *cli.Context) error {
 			plan, s, err := e.loadPlan(c, plan.ModeServe)
@@ -54,23 +53,30 @@ func serveCommand(e *env) *cli.Command {
 			if c.IsSet("log-file") {
 				logFile = c.String("log-file")
 			}
-			fmt.Fprint(e.stderr, plan.Text())
+			e.printPlan(plan, log)
 			if c.Bool("dry-run") {
 				return nil
 			}
 			if err := needsLinux("sglaunch serve"); err != nil {
 				return err
 			}
+			e.sweepLeftovers(s, log)
 			if err := e.beforeLaunch(c, plan, log); err != nil {
 				return err
 			}
-			e.reportBenchmarked(c, plan, log)
+			benchmarked := e.reportBenchmarked(c, plan, log)
 			opts := supervise.Options{
 				Options:  launcher.Options{Stdout: e.stdout, Stderr: e.stderr, Logger: log, LogFile: logFile},
 				StateDir: statedir.State(s.StateDir, e.getenv),
 			}
-			state := e.launchState(plan, s, log)
+			state := e.newLaunch(plan, plan.Mode, "", s, log)
 			state.hooks(&opts)
+			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked)
+			if err != nil {
+				return err
+			}
+			defer endpoint.close()
+			endpoint.wire(&opts, state)
 			defer state.remove()
 			return serve(c.Context, e, plan, opts)
 		},

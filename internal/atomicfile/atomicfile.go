@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with data, creating parent directories.
+// Write replaces path with data, creating parent directories. Directories
+// it creates are 0700: sglaunch's state (records that hold server output,
+// runtime state) is its user's alone.
 func Write(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")

@@ -19,6 +19,10 @@ type Stat struct {
 	PID, PPID, PGID, SID int
 	State                byte   // R, S, D, Z, X, ...
 	Comm                 string // the kernel's short name (15 chars)
+	// StartTime is when the process started, in clock ticks since boot:
+	// with the pid it tells a process from a later one that reuses the
+	// pid. 0 when the stat line is too short to say.
+	StartTime uint64
 }
 
 // ReadStat parses /proc/PID/stat.
@@ -51,6 +55,11 @@ func parseStat(s string) (Stat, error) {
 	for i, dst := range []*int{&st.PPID, &st.PGID, &st.SID} {
 		if *dst, err = strconv.Atoi(f[i+1]); err != nil {
 			return Stat{}, fmt.Errorf("malformed stat field %d: %w", i+4, err)
+		}
+	}
+	if len(f) >= 20 {
+		if st.StartTime, err = strconv.ParseUint(f[19], 10, 64); err != nil {
+			return Stat{}, fmt.Errorf("malformed stat field 22: %w", err)
 		}
 	}
 	return st, nil

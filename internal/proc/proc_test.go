@@ -1,6 +1,8 @@
 package proc
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -72,5 +74,85 @@ func TestDescendantsAndListener(t *testing.T) {
 			t.Fatalf("descendants %v lack the shell %d and its sleep", ds, cmd.Process.Pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCheckPortOwner: the port's holder is found through its socket
+// inode; the holder's tree passes, another process's does not, and the
+// error names the holder (issue 12, defect 1).
+func TestCheckPortOwner(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := CheckPortOwner(port, os.Getpid()); err != nil {
+		t.Errorf("own port: %v", err)
+	}
+	// Every process descends from pid 1; a child of the test does not
+	// hold the test's socket.
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	err = CheckPortOwner(port, child.Process.Pid)
+	var pe *PortError
+	if !errors.As(err, &pe) || pe.PID != os.Getpid() || len(pe.Argv) == 0 {
+		t.Errorf("got %v, want a PortError naming pid %d and its argv", err, os.Getpid())
+	}
+	l.Close()
+	if err := CheckPortOwner(port, os.Getpid()); !errors.Is(err, ErrNotListening) {
+		t.Errorf("closed port: got %v, want ErrNotListening", err)
+	}
+}
+
+// TestIdentity: a pid with its start time and executable names one
+// process; a reused pid (another start time) does not pass.
+func TestIdentity(t *testing.T) {
+	id, err := IdentityOf(os.Getpid())
+	if err != nil || id.StartTime == 0 || id.Exe == "" {
+		t.Fatalf("IdentityOf(self) = %+v, %v", id, err)
+	}
+	if !id.Running() {
+		t.Error("own identity not running")
+	}
+	reused := id
+	reused.StartTime++
+	if reused.Running() {
+		t.Error("a different start time passed")
+	}
+	other := id
+	other.Exe = "/nonexistent/sglaunch"
+	if other.Running() {
+		t.Error("a different executable passed")
+	}
+	if (Identity{PID: 1 << 30}).Running() {
+		t.Error("a pid that does not exist passed")
+	}
+}
+
+// TestListeningDiagMatchesProcNet: sock_diag and /proc/net/tcp agree on
+// the listening socket of a port, IPv4 and IPv6.
+func TestListeningDiagMatchesProcNet(t *testing.T) {
+	for _, network := range []string{"tcp4", "tcp6"} {
+		l, err := net.Listen(network, "localhost:0")
+		if err != nil {
+			t.Logf("%s: %v", network, err)
+			continue
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		diag, err := listeningDiag(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procNet := map[string]bool{}
+		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+			_ = listeningInodes(f, port, procNet)
+		}
+		if len(diag) != 1 || len(procNet) != 1 || fmt.Sprint(diag) != fmt.Sprint(procNet) {
+			t.Errorf("%s port %d: sock_diag %v, /proc/net %v", network, port, diag, procNet)
+		}
+		l.Close()
 	}
 }

@@ -1,44 +1,66 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Mask replaces a secret value.
 const Mask = "<redacted>"
 
-var words = []string{"key", "token", "secret", "password", "passwd", "credential"}
-
-// IsSecret reports whether a flag or variable name names a secret: any
-// name holding key, token, secret or password (--api-key, HF_TOKEN).
-func IsSecret(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range words {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// Value returns Mask for a secret's non-empty value, the value otherwise.
+// Value returns Mask for the non-empty value of a credential variable
+// (IsSecretVar), the value otherwise.
 func Value(name, value string) string {
-	if value != "" && IsSecret(name) {
+	if value != "" && IsSecretVar(name) {
 		return Mask
 	}
 	return value
 }
 
-// Argv returns a copy of argv with the values of secret flags masked:
-// --api-key X and --api-key=X both become <redacted>.
-func Argv(argv []string) []string {
+// FlagValue returns Mask for the non-empty value of a credential flag
+// (IsSecretFlag), the value otherwise.
+func FlagValue(opt, value string) string {
+	if value != "" && IsSecretFlag(opt) {
+		return Mask
+	}
+	return value
+}
+
+// Assignment masks the value of a KEY=VALUE assignment (--set) whose key
+// names a credential (IsSecretKey).
+func Assignment(kv string) string {
+	if key, val, ok := strings.Cut(kv, "="); ok && val != "" && IsSecretKey(key) {
+		return key + "=" + Mask
+	}
+	return kv
+}
+
+// Argv returns a copy of an SGLang argv with the values of credential
+// flags masked: --api-key X, --api-key=X and --api-k X (a prefix argparse
+// accepts) all become <redacted>.
+func Argv(argv []string) []string { return maskArgv(argv, IsSecretFlag) }
+
+// CommandArgv returns a copy of another program's argv (a command
+// workload) with the values of options named like credentials masked:
+// --api-key X, --token=X, --hf-token X. Names are taken as written: the
+// program's own options are not SGLang's, so no prefix is resolved.
+func CommandArgv(argv []string) []string {
+	return maskArgv(argv, func(opt string) bool {
+		name := strings.TrimLeft(opt, "-")
+		return slices.Contains(SecretFlags, "--"+name) || credentialName(name)
+	})
+}
+
+func maskArgv(argv []string, secret func(opt string) bool) []string {
 	out := make([]string, len(argv))
 	copy(out, argv)
 	for i := 0; i < len(out); i++ {
 		a := out[i]
-		if !strings.HasPrefix(a, "--") {
+		if !strings.HasPrefix(a, "--") || a == "--" {
 			continue
 		}
 		name, _, hasEq := strings.Cut(a, "=")
-		if !IsSecret(name) {
+		if !secret(name) {
 			continue
 		}
 		if hasEq {
@@ -53,7 +75,7 @@ func Argv(argv []string) []string {
 	return out
 }
 
-// Environ returns a copy of a NAME=value list with secret values masked.
+// Environ returns a copy of a NAME=value list with credential values masked.
 func Environ(env []string) []string {
 	out := make([]string, len(env))
 	for i, kv := range env {
@@ -62,3 +84,7 @@ func Environ(env []string) []string {
 	}
 	return out
 }
+
+// IsMasked reports whether a value is the mask: a secret that was
+// redacted before it was stored, whose real value is unknown.
+func IsMasked(v string) bool { return v == Mask }

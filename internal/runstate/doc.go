@@ -1,9 +1,17 @@
-// Package runstate keeps one small file per running launch,
-// $XDG_RUNTIME_DIR/sglaunch/<profile>.json (/run/sglaunch for root): the
-// plan, fingerprint, sglaunch's and the server's pids, the port, start and
-// ready times. serve and bench write it; verify and diff read it. A file
-// whose sglaunch pid is gone is stale.
+// Package runstate keeps one small file per launch,
+// $XDG_RUNTIME_DIR/sglaunch/<launch id>.json (/run/sglaunch for root):
+// the launch id, the profile (name and file), plan and fingerprint, the
+// identities (pid, start time, executable) of sglaunch and of the
+// server, the port, start and ready times. serve and bench write it when
+// the launch begins, before any process carries the launch id; verify
+// and diff read it, and the next serve or bench sweeps what a launch
+// whose sglaunch is gone left behind (internal/leftovers).
+//
+// A state is trusted only as far as its identities hold: a file whose
+// sglaunch no longer runs (pid gone, or reused by another process) is
+// stale, and a server pid counts only while its start time and
+// executable match. Two launches of one profile have a file each.
 //
 // It records what a launch reports and never signals or starts a
-// process; Remove deletes a file only for the launch that wrote it.
+// process; Remove deletes one launch's file.
 package runstate

@@ -1,6 +1,8 @@
 package runstate
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,32 +15,118 @@ import (
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/profiles"
 )
 
-// State is one running launch.
+// maxStateBytes bounds a state file read: a plan is a few KB.
+const maxStateBytes = 4 << 20
+
+// State is one launch.
 type State struct {
-	Profile     string `json:"profile"`
+	// LaunchID names the launch; every process it starts carries it as
+	// plan.LaunchIDVar in its environment.
+	LaunchID string `json:"launch_id"`
+	Profile  string `json:"profile"`
+	// Source is the profile's file (absolute) or "built-in".
+	Source      string `json:"source,omitempty"`
 	Mode        string `json:"mode"`
 	Fingerprint string `json:"fingerprint"`
-	SglaunchPID int    `json:"sglaunch_pid"`
-	ServerPID   int    `json:"server_pid"`
-	Port        int    `json:"port"`
-	URL         string `json:"url"`
+	// SglaunchPID and ServerPID with their start times and executables
+	// identify the processes; ServerPID is 0 until the server runs.
+	SglaunchPID   int    `json:"sglaunch_pid"`
+	SglaunchStart uint64 `json:"sglaunch_start_time,omitempty"`
+	SglaunchExe   string `json:"sglaunch_exe,omitempty"`
+	ServerPID     int    `json:"server_pid"`
+	ServerStart   uint64 `json:"server_start_time,omitempty"`
+	ServerExe     string `json:"server_exe,omitempty"`
+	// NoServer marks a launch that starts no server (bench --url): it may
+	// still start command workloads.
+	NoServer bool   `json:"no_server,omitempty"`
+	Port     int    `json:"port"`
+	URL      string `json:"url"`
+	// StatusURL is the launch's status endpoint (--status-addr), if any.
+	StatusURL string `json:"status_url,omitempty"`
 	// Load is the load's timing: StartedAt is set at launch, the rest
 	// (ReadyAt non-zero) once the server is ready.
 	health.Load
-	Plan  plan.View `json:"plan"`
-	Path  string    `json:"-"`
-	Stale bool      `json:"-"`
+	Plan plan.View `json:"plan"`
+	Path string    `json:"-"`
+	// Stale is set when the launch's sglaunch no longer runs.
+	Stale bool `json:"-"`
 }
 
-// File is where the state of a profile's launch lives under dir.
-func File(dir, profile string) string {
-	return filepath.Join(dir, strings.ReplaceAll(profile, string(os.PathSeparator), "_")+".json")
+// NewLaunchID returns a fresh launch id: 16 random hex digits.
+func NewLaunchID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
-// Write stores s atomically under dir.
+// SetSglaunch records the identity of sglaunch's own process.
+func (s *State) SetSglaunch(pid int) {
+	id, _ := proc.IdentityOf(pid)
+	s.SglaunchPID, s.SglaunchStart, s.SglaunchExe = pid, id.StartTime, id.Exe
+}
+
+// SourceOf is how a state names a profile's file: absolute, so that a
+// later --profile ./path.yaml from another directory still matches it.
+func SourceOf(source string) string {
+	if source == "" || source == profiles.BuiltinSource {
+		return source
+	}
+	if abs, err := filepath.Abs(source); err == nil {
+		return abs
+	}
+	return source
+}
+
+// SetServer records the identity of the server's main process.
+func (s *State) SetServer(pid int) {
+	id, _ := proc.IdentityOf(pid)
+	s.ServerPID, s.ServerStart, s.ServerExe = pid, id.StartTime, id.Exe
+}
+
+// Sglaunch is the identity of the launch's sglaunch.
+func (s *State) Sglaunch() proc.Identity {
+	return proc.Identity{PID: s.SglaunchPID, StartTime: s.SglaunchStart, Exe: s.SglaunchExe}
+}
+
+// Server is the identity of the launch's server (PID 0 before it runs).
+func (s *State) Server() proc.Identity {
+	return proc.Identity{PID: s.ServerPID, StartTime: s.ServerStart, Exe: s.ServerExe}
+}
+
+// ServerRunning reports whether the server this state names still runs:
+// the same process, not a later one with its pid.
+func (s *State) ServerRunning() bool { return s.ServerPID > 0 && s.Server().Running() }
+
+// Matches reports whether ref names this launch's profile: its name, or
+// (a path) the file it was read from.
+func (s *State) Matches(ref string) bool {
+	if ref == "" || ref == s.Profile {
+		return true
+	}
+	if !profiles.IsPath(ref) || s.Source == "" || s.Source == profiles.BuiltinSource {
+		return false
+	}
+	if abs, err := filepath.Abs(ref); err == nil && abs == s.Source {
+		return true
+	}
+	a, err1 := os.Stat(ref)
+	b, err2 := os.Stat(s.Source)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// File is where the state of a launch lives under dir.
+func File(dir, launchID string) string {
+	return filepath.Join(dir, launchID+".json")
+}
+
+// Write stores s atomically under dir, in the file of its launch.
 func Write(dir string, s *State) error {
+	if s.LaunchID == "" || strings.ContainsAny(s.LaunchID, `/\.`) {
+		return fmt.Errorf("runtime state: bad launch id %q", s.LaunchID)
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("runtime state: %w", err)
@@ -46,30 +134,28 @@ func Write(dir string, s *State) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("runtime state: %w", err)
 	}
-	return atomicfile.Write(File(dir, s.Profile), append(b, '\n'), 0o600)
+	return atomicfile.Write(File(dir, s.LaunchID), append(b, '\n'), 0o600)
 }
 
-// Remove deletes the state file of profile if it still belongs to pid
-// (sglaunch's own): a newer launch of the same profile keeps its file.
-func Remove(dir, profile string, pid int) error {
-	path := File(dir, profile)
-	s, err := read(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if s.SglaunchPID != pid {
+// Remove deletes the state file of one launch.
+func Remove(dir, launchID string) error {
+	if launchID == "" {
 		return nil
 	}
+	return RemoveFile(File(dir, launchID))
+}
+
+// RemoveFile deletes one state file (a stale one, found by List).
+func RemoveFile(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove runtime state: %w", err)
 	}
 	return nil
 }
 
-// List returns every state file under dir, stale ones marked.
+// List returns every state file under dir, stale ones marked, sorted by
+// profile and start time. Files written by an older sglaunch (one per
+// profile, no launch id) are listed too.
 func List(dir string) ([]*State, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -80,7 +166,7 @@ func List(dir string) ([]*State, error) {
 	}
 	var out []*State
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		s, err := read(filepath.Join(dir, e.Name()))
@@ -89,20 +175,45 @@ func List(dir string) ([]*State, error) {
 		}
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Profile < out[j].Profile })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Profile != out[j].Profile {
+			return out[i].Profile < out[j].Profile
+		}
+		return out[i].StartedAt.Before(out[j].StartedAt)
+	})
 	return out, nil
 }
 
 func read(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	var s State
-	if err := json.Unmarshal(b, &s); err != nil {
+	dec := json.NewDecoder(&limited{f: f, left: maxStateBytes})
+	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("runtime state %s: %w", path, err)
 	}
 	s.Path = path
-	s.Stale = !proc.Alive(s.SglaunchPID)
+	s.Stale = !s.Sglaunch().Running()
 	return &s, nil
+}
+
+// limited reads at most left bytes of f.
+type limited struct {
+	f    *os.File
+	left int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, errors.New("state file too large")
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.f.Read(p)
+	l.left -= int64(n)
+	return n, err
 }

@@ -1,7 +1,9 @@
 package statedir
 
 import (
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 )
 
@@ -53,12 +55,15 @@ func Cache(getenv Env) string {
 	return filepath.Join(home(getenv), ".cache", "sglaunch")
 }
 
+// home is $HOME, else the user's home from the password database, else
+// a directory of the user's own under the shared temporary directory
+// (which Private checks before anything uses it).
 func home(getenv Env) string {
 	if h := getenv("HOME"); h != "" {
 		return h
 	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return h
+	if u, err := user.Current(); err == nil && u.HomeDir != "" && u.HomeDir != "/" {
+		return u.HomeDir
 	}
-	return os.TempDir()
+	return filepath.Join(os.TempDir(), fmt.Sprintf("sglaunch-%d", os.Geteuid()))
 }

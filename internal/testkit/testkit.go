@@ -114,3 +114,19 @@ func Golden(t testing.TB, name, got string, update bool) {
 		t.Errorf("%s differs from the golden file (refresh with -update if intended)\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
+
+// PythonWithSetproctitle is an interpreter (sys.executable) that imports
+// the setproctitle package SGLang titles its workers with (Debian's
+// python3-setproctitle; CI installs it): python3 from PATH, or the
+// system's. The test fails, saying what to install, when neither does.
+func PythonWithSetproctitle(t testing.TB) string {
+	t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		out, err := exec.Command(py, "-c", "import setproctitle, sys; print(sys.executable)").Output()
+		if err == nil {
+			return strings.TrimSpace(string(out))
+		}
+	}
+	t.Fatalf("no python3 imports setproctitle: install python3-setproctitle (CI does)")
+	return ""
+}

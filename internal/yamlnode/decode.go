@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
@@ -17,9 +18,23 @@ import (
 // Document parses data, the text of file, which must hold exactly one
 // YAML document, and returns its body. holder names the kind of file in
 // the error for a second document ("a profile file"); empty is the
-// message for a file without one.
+// message for a file without one. A leading byte order mark is dropped;
+// the limits of limits.go are checked before the parser runs.
 func Document(file string, data []byte, holder, empty string) (ast.Node, error) {
-	f, err := parser.ParseBytes(data, 0)
+	if len(data) > MaxFileSize {
+		return nil, Errorf(Pos{file, 1, 1}, "", "more than %d bytes; a file holds at most that", MaxFileSize)
+	}
+	data = stripBOM(data)
+	if err := checkText(file, data); err != nil {
+		return nil, err
+	}
+	tokens := lexer.Tokenize(string(data))
+	if tk := tokens.InvalidToken(); tk == nil {
+		if err := checkTokens(file, tokens); err != nil {
+			return nil, err
+		}
+	}
+	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		var se *yaml.SyntaxError
 		if errors.As(err, &se) && se.Token != nil {
@@ -157,6 +172,9 @@ func (d *Decoder) Mapping(n ast.Node, path string, known []string) ([]Entry, err
 	for _, mv := range values {
 		key := mv.Key.GetToken().Value
 		pos := d.Pos(mv.Key)
+		if err := checkKey(pos, path, key); err != nil {
+			return nil, err
+		}
 		full := Join(path, key)
 		if known != nil && !slices.Contains(known, key) {
 			hint := "known keys: " + strings.Join(known, ", ")
@@ -184,6 +202,9 @@ func (d *Decoder) Scalar(n ast.Node, path string) (ast.Node, error) {
 	}
 	switch n.(type) {
 	case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.LiteralNode, *ast.InfinityNode, *ast.NanNode:
+		if err := checkValue(d.Pos(n), path, Text(n)); err != nil {
+			return nil, err
+		}
 		return n, nil
 	case nil, *ast.NullNode:
 		if d.NullOK {

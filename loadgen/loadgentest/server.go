@@ -22,8 +22,23 @@ type Server struct {
 	// FailAfter, when > 0, makes every request's stream end abruptly
 	// after that many tokens (the connection is dropped).
 	FailAfter int
-	// Status, when set, answers every request with this HTTP status.
-	Status int
+	// Status, when set, answers every request with this HTTP status
+	// (every StatusEvery-th request when StatusEvery > 1, the others
+	// stream as usual: a server shedding part of the load with 429).
+	Status      int
+	StatusEvery int
+	// CutAfter, when > 0, ends every stream cleanly after that many
+	// tokens without [DONE]: a close-delimited stream cut short, which
+	// looks complete but for the terminator.
+	CutAfter int
+	// ShortAfter, when > 0, sends [DONE] after that many tokens, fewer
+	// than asked for although ignore_eos was sent.
+	ShortAfter int
+	// Hostile selects a broken or hostile answer, one of HostileModes.
+	Hostile string
+	// HugeLine is the size of the data: line Hostile "huge-line" sends
+	// (default 256 MiB).
+	HugeLine int64
 	// APIKey, when set, is required as a bearer token on every path but
 	// /health, as SGLang's --api-key does.
 	APIKey string
@@ -81,7 +96,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.maxIn = max(s.maxIn, n)
 	s.arrivals = append(s.arrivals, t0)
 	s.mu.Unlock()
-	if s.Status != 0 {
+	if s.Status != 0 && (s.StatusEvery <= 1 || s.requests.Load()%int64(s.StatusEvery) == 0) {
 		http.Error(w, `{"object":"error","message":"stub failure"}`, s.Status)
 		return
 	}
@@ -111,6 +126,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, m := range req.Messages {
 			prompt += len(m.Content) / 4
 		}
+	}
+	if s.Hostile != "" {
+		s.hostile(w, chat)
+		return
+	}
+	if s.CutAfter > 0 {
+		out = min(out, s.CutAfter)
+	}
+	short := s.ShortAfter > 0 && s.ShortAfter < out
+	if short {
+		out = s.ShortAfter
 	}
 	per := max(s.TokensPerChunk, 1)
 	text := make([]byte, 0, out*5)
@@ -153,7 +179,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			buf = strconv.AppendInt(buf, int64(i), 10)
 			buf = append(buf, "}}\n\n"...)
 		}
-		if i == out {
+		if i == out && !(s.CutAfter > 0 && !short) {
 			if chat {
 				buf = append(buf, `data: {"id":"x","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":`...)
 				buf = strconv.AppendInt(buf, int64(prompt), 10)

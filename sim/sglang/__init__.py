@@ -6,6 +6,13 @@ OpenAI-compatible endpoints with configurable token timing. It runs no model
 and touches no GPU. See sglang/srt/sim_env.py for its SGLANG_SIM_* knobs.
 """
 
-from sglang.version import __version__
+# As SGLang's sglang/__init__.py does first: point the third-party JIT caches
+# (TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR, CUDA_CACHE_PATH,
+# FLASHINFER_WORKSPACE_BASE) under SGLANG_CACHE_DIR unless they are set.
+from sglang.srt.environ import redirect_third_party_caches
+
+redirect_third_party_caches()
+
+from sglang.version import __version__  # noqa: E402
 
 __all__ = ["__version__"]

@@ -148,6 +148,26 @@ def _handle_deprecated_envs():
 
 
 _handle_deprecated_envs()
+
+
+def third_party_cache_defaults():
+    """environ.py's third_party_cache_defaults (SGLang main dd458f32)."""
+    base = os.path.expanduser(envs.SGLANG_CACHE_DIR.get())
+    return {
+        "TRITON_CACHE_DIR": os.path.join(base, "triton"),
+        "TORCHINDUCTOR_CACHE_DIR": os.path.join(base, "inductor"),
+        "CUDA_CACHE_PATH": os.path.join(base, "nv"),
+        # FlashInfer appends ".cache/flashinfer" to this base itself.
+        "FLASHINFER_WORKSPACE_BASE": base,
+    }
+
+
+def redirect_third_party_caches():
+    """Point third-party JIT caches at SGLANG_CACHE_DIR when they are unset:
+    sglang/__init__.py calls it on import, so every SGLang process (the
+    server and each worker) carries these four variables."""
+    for key, value in third_party_cache_defaults().items():
+        os.environ.setdefault(key, value)
 '''
 
 

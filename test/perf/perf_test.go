@@ -2,7 +2,10 @@ package perf
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,61 +26,119 @@ import (
 // arrival of READY=1 on a real unixgram NOTIFY_SOCKET. The profile keeps
 // the default poll interval (500ms); the ready log line makes sglaunch
 // probe at once.
+//
+// Each iteration runs the launch twice, without and with the status
+// endpoint (--status-addr, scraped every 100 ms as a Prometheus would,
+// /metrics and /readyz), in alternating order so that the machine's load
+// weighs on both alike; status-ratio is the median with over the median
+// without.
 func BenchmarkReadiness(b *testing.B) {
-	var samples []time.Duration
-	for range b.N {
-		dir := b.TempDir()
-		ev := filepath.Join(dir, "events")
-		e := perfenv.New(b, map[string]string{
-			"SGLANG_SIM_LOAD_SECONDS":      "0.3",
-			"SGLANG_SIM_WARMUP_SECONDS":    "0.2",
-			"SGLANG_SIM_TTFT_MS":           "5",
-			"SGLANG_SIM_EVENTS":            ev,
-			"SGLANG_SIM_SIGTERM_EXIT_CODE": "0",
-		}, "")
-		sockDir, err := os.MkdirTemp("", "notify")
-		if err != nil {
-			b.Fatal(err)
+	var off, on []time.Duration
+	for i := range b.N {
+		runOff := func() { off = append(off, readinessOnce(b, false)) }
+		runOn := func() { on = append(on, readinessOnce(b, true)) }
+		if i%2 == 0 {
+			runOff()
+			runOn()
+		} else {
+			runOn()
+			runOff()
 		}
-		defer os.RemoveAll(sockDir)
-		sock := filepath.Join(sockDir, "sock")
-		conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		readyAt := make(chan time.Time, 1)
-		go func() {
-			buf := make([]byte, 4096)
-			for {
-				n, err := conn.Read(buf)
-				if err != nil {
-					return
-				}
-				if strings.Contains(string(buf[:n]), "READY=1") {
-					readyAt <- time.Now()
-				}
-			}
-		}()
-		cmd := e.Command(b, "serve", "--profile", "perf")
-		cmd.Env = append(cmd.Env, "NOTIFY_SOCKET="+sock)
-		stderr := &testkit.SyncBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		var arrived time.Time
-		select {
-		case arrived = <-readyAt:
-		case <-time.After(runTimeout):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			b.Fatalf("no READY=1:\n%s", stderr)
-		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		conn.Close()
-		samples = append(samples, arrived.Sub(events(b, ev)["ready"]))
 	}
-	stats(b, "ready", samples)
+	stats(b, "ready", off)
+	stats(b, "ready-status", on)
+	if len(off) > 0 {
+		b.ReportMetric(float64(median(on))/float64(median(off)), "status-ratio")
+	}
+}
+
+// readinessOnce launches the sim once and returns the time from its
+// /health turning 200 to READY=1; withStatus adds the status endpoint and
+// a scraper of it.
+func readinessOnce(b *testing.B, withStatus bool) time.Duration {
+	dir := b.TempDir()
+	ev := filepath.Join(dir, "events")
+	e := perfenv.New(b, map[string]string{
+		"SGLANG_SIM_LOAD_SECONDS":      "0.3",
+		"SGLANG_SIM_WARMUP_SECONDS":    "0.2",
+		"SGLANG_SIM_TTFT_MS":           "5",
+		"SGLANG_SIM_EVENTS":            ev,
+		"SGLANG_SIM_SIGTERM_EXIT_CODE": "0",
+	}, "")
+	sockDir, err := os.MkdirTemp("", "notify")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	sock := filepath.Join(sockDir, "sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	readyAt := make(chan time.Time, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				return
+			}
+			if strings.Contains(string(buf[:n]), "READY=1") {
+				readyAt <- time.Now()
+			}
+		}
+	}()
+	args := []string{"serve", "--profile", "perf"}
+	stopScrape := make(chan struct{})
+	scraped := make(chan struct{})
+	if withStatus {
+		addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(b))
+		args = append(args, "--status-addr", addr)
+		go scrape("http://"+addr, stopScrape, scraped)
+	} else {
+		close(scraped)
+	}
+	cmd := e.Command(b, args...)
+	cmd.Env = append(cmd.Env, "NOTIFY_SOCKET="+sock)
+	stderr := &testkit.SyncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var arrived time.Time
+	select {
+	case arrived = <-readyAt:
+	case <-time.After(runTimeout):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		b.Fatalf("no READY=1:\n%s", stderr)
+	}
+	close(stopScrape)
+	<-scraped
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	conn.Close()
+	return arrived.Sub(events(b, ev)["ready"])
+}
+
+// scrape reads /metrics and /readyz every 100 ms until stop.
+func scrape(base string, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	c := http.Client{Timeout: 2 * time.Second}
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		for _, path := range []string{"/metrics", "/readyz"} {
+			if resp, err := c.Get(base + path); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // BenchmarkCrashDetection measures crash detection: from the sim's exit

@@ -6,12 +6,12 @@ block until every rank reports it has loaded. A rank that fails during the load
 sends SIGQUIT, and the launch-phase handler takes the whole tree down before the
 HTTP port is ever bound.
 
-SGLang also reads SGLANG_BLOCK_NONZERO_RANK_CHILDREN and SGLANG_DP_RANK here and
-sets SGLANG_RUN_ID; the sim does not model multi-node or data parallelism, so it
-leaves them alone.
+SGLang also reads SGLANG_BLOCK_NONZERO_RANK_CHILDREN and SGLANG_DP_RANK here; the
+sim does not model multi-node or data parallelism, so it leaves them alone.
 """
 
 import os
+import random
 import select
 import signal
 import subprocess
@@ -19,7 +19,7 @@ import sys
 import time
 
 from sglang.srt.sim_hooks import stamp
-from sglang.srt.utils import flush_std, kill_process_tree, logger
+from sglang.srt.utils import flush_std, kill_process_tree, logger, scheduler_prefix
 
 
 class Child:
@@ -36,13 +36,43 @@ class Child:
 
 def set_envs_and_config(server_args):
     """The process-wide environment SGLang sets before starting its children,
-    which therefore differs from the launcher's: NCCL_CUMEM_ENABLE and
-    NCCL_NVLS_ENABLE when unset, and CUDA_DEVICE_MAX_CONNECTIONS forced."""
+    which therefore differs from the launcher's (_set_envs_and_config in
+    srt/entrypoints/engine.py @ dd458f32):
+
+      NCCL_CUMEM_ENABLE           =int(--enable-symm-mem), when unset or under --enable-symm-mem
+      NCCL_NVLS_ENABLE            =int(--enable-nccl-nvls or --enable-symm-mem), when unset or either flag
+      NCCL_GRAPH_MIXING_SUPPORT   =0 when --dcp-size > 1 (and unset, or --enable-symm-mem)
+      CUDA_DEVICE_MAX_CONNECTIONS =8, always
+      CUDA_MODULE_LOADING         =AUTO, always
+      TRTLLM_ENABLE_PDL           =1 unless it is "0"
+      CUTE_DSL_LOG_LEVEL          =30 when unset
+      CUTE_DSL_LOG_TO_CONSOLE     =1 when unset
+      SGLANG_RUN_ID               =sglang-run-<time>-<random>, always
+      PROMETHEUS_MULTIPROC_DIR    a temporary directory, under --enable-metrics when unset
+
+    Not modelled: NCCL_CUMEM_ENABLE/NCCL_MNNVL_ENABLE=1 on multi-node MNNVL
+    fabric devices (GB200/GB300), which the sim cannot detect.
+    """
     symm = bool(server_args.get("enable_symm_mem", False))
     nvls = bool(server_args.get("enable_nccl_nvls", False))
-    os.environ.setdefault("NCCL_CUMEM_ENABLE", str(int(symm)))
-    os.environ.setdefault("NCCL_NVLS_ENABLE", str(int(nvls or symm)))
+    if "NCCL_CUMEM_ENABLE" not in os.environ or symm:
+        os.environ["NCCL_CUMEM_ENABLE"] = str(int(symm))
+    if "NCCL_NVLS_ENABLE" not in os.environ or nvls or symm:
+        os.environ["NCCL_NVLS_ENABLE"] = str(int(nvls or symm))
+    if "NCCL_GRAPH_MIXING_SUPPORT" not in os.environ or symm:
+        if int(server_args.get("dcp_size", 1) or 1) > 1:
+            os.environ["NCCL_GRAPH_MIXING_SUPPORT"] = "0"
     os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] = "8"
+    os.environ["CUDA_MODULE_LOADING"] = "AUTO"
+    if os.environ.get("TRTLLM_ENABLE_PDL", "1") != "0":
+        os.environ["TRTLLM_ENABLE_PDL"] = "1"
+    os.environ.setdefault("CUTE_DSL_LOG_LEVEL", "30")
+    os.environ.setdefault("CUTE_DSL_LOG_TO_CONSOLE", "1")
+    os.environ["SGLANG_RUN_ID"] = f"sglang-run-{time.time()}-{random.randint(0, 100000000)}"
+    if server_args.get("enable_metrics", False) and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp()
 
 
 def model_facts(server_args):
@@ -77,6 +107,14 @@ def guess_architecture(model_path):
     return "LlamaForCausalLM"
 
 
+def _prefill_graph_backend(server_args):
+    """The prefill capture's backend: --cuda-graph-backend-prefill, else
+    SGLang's generic default, breakable (server_args.py)."""
+    if bool(server_args.get("disable_cuda_graph", False)):
+        return "disabled"
+    return str(server_args.get("cuda_graph_backend_prefill") or "breakable")
+
+
 def _cuda_graph_disabled(server_args):
     return bool(server_args.get("disable_cuda_graph", False)) or (
         server_args.get("cuda_graph_backend_decode") == "disabled"
@@ -96,14 +134,16 @@ class Engine:
     # -- signals during the launch phase ---------------------------------
 
     def launch_phase_sigquit_handler(self, signum=None, frame=None):
+        # engine.py: a rank that fails during the load sends SIGQUIT; the
+        # handler kills the whole tree, the server itself included, so the
+        # server ends "killed by signal 9" (137).
         logger.error("Received sigquit from a child process. It usually means the child failed.")
-        if self.crash_mode:
+        stamp("crash_exit")
+        if self.cfg.crash_exit_code is not None:
             self.kill_children()
             flush_std()
-            stamp("crash_exit")
             os._exit(self.cfg.crash_exit_code)
-        self.kill_children()
-        kill_process_tree(os.getpid(), include_parent=True)
+        self.kill_tree(include_parent=True)
 
     # -- children ---------------------------------------------------------
 
@@ -150,25 +190,50 @@ class Engine:
             "--max-prefill-tokens", str(self.facts["max_prefill_tokens"]),
             "--max-running-requests", str(self.facts["max_running_requests"]),
         ]
+        if args.get("cuda_graph_max_bs_decode"):
+            common += ["--cuda-graph-max-bs", str(int(args.get("cuda_graph_max_bs_decode")))]
         bs = args.get("cuda_graph_bs_decode")
         if bs:
             common += ["--cuda-graph-bs", ",".join(str(int(b)) for b in bs)]
         if _cuda_graph_disabled(args):
             common.append("--no-cuda-graph")
+        common += [
+            "--log-format", cfg.log_format,
+            "--decode-graph-backend", str(args.get("cuda_graph_backend_decode") or "full"),
+            "--prefill-graph-backend", _prefill_graph_backend(args),
+        ]
+        pbs = args.get("cuda_graph_bs_prefill")
+        if pbs:
+            common += ["--prefill-graph-bs", ",".join(str(int(b)) for b in pbs)]
+        spec = args.get("speculative_algorithm")
+        if spec:
+            common += [
+                "--spec", str(spec),
+                "--spec-steps", str(int(args.get("speculative_num_steps") or 3)),
+                "--spec-topk", str(int(args.get("speculative_eagle_topk") or 1)),
+                "--spec-draft-tokens", str(int(args.get("speculative_num_draft_tokens") or 4)),
+            ]
         if cfg.crash_during_load is not None:
             common += ["--crash-at", repr(cfg.crash_during_load)]
+        sizes = {
+            "tp": tp_size,
+            "pp": pp_size,
+            "ep": int(args.get("ep_size", 1) or 1),
+            "attn_cp": int(args.get("attn_cp_size", 1) or 1),
+            "moe_dp": int(args.get("moe_dp_size", 1) or 1),
+        }
+        index = 0
         for pp in range(pp_size):
             for tp in range(tp_size):
-                if pp_size > 1:
-                    prefix, title = f" PP{pp} TP{tp}", f"sglang::scheduler_PP{pp}_TP{tp}"
-                else:
-                    prefix, title = f" TP{tp}", f"sglang::scheduler_TP{tp}"
+                prefix, title = scheduler_prefix(tp, pp, sizes)
                 env = base_env
                 if cfg.worker_env and tp == cfg.worker_env_rank and pp == 0:
                     env = dict(base_env)
                     env.update(cfg.worker_env)
                 argv = common + ["--title", title, "--prefix", prefix, "--tp-rank", str(tp), "--pp-rank", str(pp)]
-                self._spawn(title.split("::", 1)[1], "sglang.srt.scheduler", argv, env)
+                # The watchdog's names: scheduler_0, scheduler_1, ... in launch order.
+                self._spawn(f"scheduler_{index}", "sglang.srt.scheduler", argv, env)
+                index += 1
         self._spawn(
             "detokenizer", "sglang.srt.detokenizer_manager", ["--parent", str(os.getpid())], base_env
         )
@@ -199,30 +264,57 @@ class Engine:
                 child.ready_fd = -1
                 if data.startswith(b"ready"):
                     continue
-                # The child exited without reporting ready.
-                rank = child.name
-                logger.error(f"{rank} is dead. Please check if there are relevant logs.")
+                # The child exited without reporting ready and without a
+                # SIGQUIT (killed, say): engine.py's _wait_for_scheduler_ready
+                # raises, launch_server.py's finally kills the children, and
+                # Python exits 1 with the traceback.
+                child.popen.wait()
                 logger.raw(
                     "Traceback (most recent call last):\n"
                     '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
                     "  File \"sglang/launch_server.py\", line 14, in <module>\n"
                     "    launch_server(server_args)\n"
-                    f"EOFError: {rank} scheduler is dead\n"
+                    f"RuntimeError: Rank {child.name.rsplit('_', 1)[-1]} scheduler died during initialization "
+                    f"(exit code: {child.popen.returncode}). If exit code is -9 (SIGKILL), a common cause is "
+                    "the OS OOM killer. Run `dmesg -T | grep -i oom` to check.\n"
                 )
                 self.kill_children()
                 flush_std()
                 stamp("crash_exit")
-                os._exit(self.cfg.crash_exit_code if self.crash_mode else 1)
+                os._exit(self.cfg.crash_exit_code if self.cfg.crash_exit_code is not None else 1)
+
+    def kill_tree(self, include_parent):
+        """SGLang's kill_process_tree(os.getpid(), include_parent): SIGKILL
+        the worker tree (and with include_parent the server itself, 137),
+        leaving the escaped worker behind on purpose: it stands for a
+        process the server lost track of."""
+        skip = {self.escaped_pid} if self.escaped_pid else set()
+        kill_process_tree(os.getpid(), include_parent=include_parent, skip_pids=skip)
 
     def kill_children(self):
-        """SIGKILL the worker tree, leaving the escaped worker behind on
-        purpose: it stands for a process the server lost track of."""
-        skip = {self.escaped_pid} if self.escaped_pid else set()
-        kill_process_tree(os.getpid(), include_parent=False, skip_pids=skip)
+        self.kill_tree(include_parent=False)
 
-    def dead_child(self):
-        """The first worker that has exited, or None."""
+    def crashed_child(self):
+        """The first worker that exited with a non-zero status (killed by a
+        signal reads -N), as SGLang's SubprocessWatchdog checks: a worker
+        that exited 0 is skipped. None if every worker lives or exited 0."""
         for child in self.children:
-            if child.popen.poll() is not None:
+            code = child.popen.poll()
+            if code is not None and code != 0:
                 return child
         return None
+
+    def schedulers(self):
+        return [c for c in self.children if c.name.startswith("scheduler_")]
+
+    def send_shutdown(self):
+        """SGLang's ShutdownReq: every scheduler leaves its event loop and
+        exits 0."""
+        for child in self.schedulers():
+            try:
+                os.write(child.ctl_fd, b"shutdown\n")
+            except OSError:
+                pass
+
+    def schedulers_alive(self):
+        return [c for c in self.schedulers() if c.popen.poll() is None]

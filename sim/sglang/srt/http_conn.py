@@ -298,7 +298,11 @@ class HttpConnection:
         if self.closed:
             self._done()
             return
-        extra = f"content-length: {len(body)}\r\ncontent-type: {content_type}\r\n"
+        # content_type None: no header, as a Starlette Response without a
+        # media_type sends (SGLang's /flush_cache).
+        extra = f"content-length: {len(body)}\r\n"
+        if content_type is not None:
+            extra += f"content-type: {content_type}\r\n"
         self.write(self._head(status, extra) + body)
         self.server.access_log(self, status)
         self._done()

@@ -10,22 +10,33 @@ loaded (connections are refused until then); a warm-up /generate runs, during
 which /health and /health_generate answer 503 and /model_info, /get_model_info
 and /v1/models answer 200; then "The server is fired up and ready to roll!".
 
-/health and /health_generate are one handler, as in SGLang: 503 while
-starting or shutting down, otherwise a 1-token generation. While the ranks are
-hung (SGLANG_SIM_HANG_AFTER_READY) the probe is accepted and left unanswered
-for SGLANG_HEALTH_CHECK_TIMEOUT seconds (default 20), then answered 503, as
-SGLang does. SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION=0 makes /health answer
-200 without generating. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity
-and unused.
+/health and /health_generate are one handler, as in SGLang (health_generate):
+503 while starting or shutting down, otherwise a 1-token generation, then
+sleep(1) and a check for output every second, up to SGLANG_HEALTH_CHECK_TIMEOUT
+(default 20) seconds, then 503 and the server UnHealthy. A healthy probe takes
+about a second (SGLANG_SIM_HEALTH_POLL_SECONDS scales the step). While the
+ranks are hung (SGLANG_SIM_HANG_AFTER_READY) no output comes.
+SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION=0 makes /health answer 200 without
+generating. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity and unused.
+Under --enable-http2 the server logs the embedded Granian server's lines
+instead of uvicorn's (and still speaks HTTP/1.1, as Granian's auto mode does).
+
+The main process watches its workers as utils/watchdog.py's
+SubprocessWatchdog does: once a second, a worker that exited non-zero makes it
+send itself SIGQUIT.
 
 Signals, as SGLang handles them once serving:
-  SIGTERM  /health turns 503, in-flight requests drain, the workers are killed,
-           and the server SIGKILLs itself (SGLang's kill_process_tree), so its
-           exit status reads "killed by signal 9". SGLANG_SIM_SIGTERM_EXIT_CODE
-           makes it exit with that status instead.
+  SIGTERM  (tokenizer_manager.py) /health turns 503 at once; the drain checks
+           at the next 5 s tick, then every 5 s while requests remain, then
+           sends the schedulers ShutdownReq, waits up to 15 s for them, and
+           kills its tree, itself included: exit status 137. The ranks have
+           no SIGTERM handler, so a SIGTERM to the whole process group kills
+           them at once, the watchdog sees it, and SIGQUIT cuts the requests.
+           SGLANG_SIM_SIGTERM_EXIT_CODE makes the drained server exit with
+           that status instead.
   SIGINT   uvicorn's graceful shutdown: stop accepting, drain, kill the
            workers, exit 0. A second SIGINT exits at once.
-  SIGQUIT  log, kill the whole tree at once, SIGKILL itself.
+  SIGQUIT  log, kill the whole tree at once, SIGKILL itself (137).
 """
 
 import asyncio
@@ -45,6 +56,7 @@ from sglang.srt.utils import (
     kill_process_tree,
     kv_cache_gb,
     logger,
+    scheduler_prefix,
     sched_logger,
     tighten_timer_slack,
     uvicorn_line,
@@ -56,7 +68,7 @@ HEALTH_CHECK_TIMEOUT = int(os.getenv("SGLANG_HEALTH_CHECK_TIMEOUT", 20))
 WAIT_WEIGHTS_READY_TIMEOUT = int(os.getenv("SGLANG_WAIT_WEIGHTS_READY_TIMEOUT", 120))
 
 
-POLL_SECONDS = 0.02  # how often a SIGTERM drain checks for remaining requests
+POLL_SECONDS = 0.02  # how often uvicorn's SIGINT shutdown checks for open connections
 
 
 def _error(message, status=400):
@@ -192,6 +204,12 @@ class SimHttpServer:
     # -- health ----------------------------------------------------------------
 
     def health(self, conn, headers, body, t0):
+        """http_server.py's health_generate: 503 while starting or shutting
+        down; otherwise a one-token generation, then sleep(1) and check
+        whether any output came from the scheduler since the probe began,
+        once a second up to SGLANG_HEALTH_CHECK_TIMEOUT (20) seconds. A
+        healthy probe therefore takes about a second. The step scales with
+        SGLANG_SIM_HEALTH_POLL_SECONDS."""
         tm = self.tm
         if tm.gracefully_exit:
             logger.info("Health check request received during shutdown. Returning 503.")
@@ -203,25 +221,9 @@ class SimHttpServer:
         if not envs.SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION.get() and conn.path == "/health":
             conn.send_response(200)
             return
-        if tm.hung:
-            tic = time.time()
+        conn.current = _HealthCheck(self, conn)
 
-            def timeout():
-                logger.error(
-                    "Health check failed. Server couldn't get a response from detokenizer for last "
-                    f"{HEALTH_CHECK_TIMEOUT} seconds. tic start time: {time.strftime('%H:%M:%S', time.localtime(tic))}. "
-                    f"last_heartbeat time: {time.strftime('%H:%M:%S', time.localtime(self.ready_wall or tic))}"
-                )
-                tm.server_status = "UnHealthy"
-                self.health_failed = True
-                conn.send_response(503)
-
-            conn.current = _Cancel(self.loop.call_later(HEALTH_CHECK_TIMEOUT, timeout))
-            return
-        # A 1-token generation: answered after the time to first token.
-        conn.current = _Cancel(self.loop.call_at(t0 + tm.ttft, lambda: conn.send_response(200)))
-
-    # -- introspection ---------------------------------------------------------
+    # -- introspection    # -- introspection ---------------------------------------------------------
 
     def _model_info(self):
         a = self.args
@@ -250,23 +252,26 @@ class SimHttpServer:
         self.model_info(conn, headers, body, t0)
 
     def _internal_states(self):
+        """scheduler.py's get_internal_state, per DP rank: the resolved
+        server args plus the scheduler's state; avg_spec_accept_length only
+        under speculative decoding once a verify step has run."""
         a = self.args
-        spec = a.get("speculative_algorithm")
+        tm = self.tm
         dp = max(1, int(a.get("dp_size", 1)))
-        elapsed = max(1e-9, time.monotonic() - self.tm.last_decode_log[0])
-        state = {
-            "last_gen_throughput": round((self.tm.tokens_out - self.tm.last_decode_log[1]) / elapsed, 2),
+        elapsed = max(1e-9, time.monotonic() - tm.last_decode_log[0])
+        state = dict(a.to_dict())
+        state.update({
+            "last_gen_throughput": round((tm.tokens_out - tm.last_decode_log[1]) / elapsed, 2),
             "memory_usage": {
                 "weight": 15.02,
                 "kvcache": round(2 * kv_cache_gb(self.engine.facts["max_total_num_tokens"]), 2),
                 "token_capacity": self.engine.facts["max_total_num_tokens"],
                 "graph": 0.62,
             },
-            "avg_spec_accept_length": (2.85 if spec else None),
-        }
-        if spec and self.tm.accept_length is not None:
-            tm = self.tm
-            state["avg_spec_accept_length"] = tm.spec_accepted / tm.spec_steps if tm.spec_steps else None
+            "effective_max_running_requests_per_dp": self.engine.facts["max_running_requests"],
+        })
+        if tm.spec and tm.spec_forward_ct > 0:
+            state["avg_spec_accept_length"] = tm.spec_accept_tokens / tm.spec_forward_ct
         return [dict(state) for _ in range(dp)]
 
     def server_info(self, conn, headers, body, t0):
@@ -313,35 +318,53 @@ class SimHttpServer:
         )
 
     def flush_cache(self, conn, headers, body, t0):
-        # SGLang flushes only an idle scheduler (400 otherwise), and the
-        # flush also resets the speculative-decoding acceptance totals.
-        idle = not self.tm.rid_to_state
-        if idle:
-            self.tm.spec_steps = self.tm.spec_accepted = 0
+        """GET or POST; the scheduler flushes only when fully idle, and then
+        also resets its metrics, avg_spec_accept_length among them
+        (scheduler.py flush_cache, metrics_reporter.reset_metrics)."""
+        tm = self.tm
+        if tm.rid_to_state:
+            sched_logger.warning(
+                "Cache not flushed because there are pending requests. "
+                f"#queue-req: 0, #running-req: {len(tm.rid_to_state)}"
+            )
+            conn.send_response(400, b"Flush cache failed.\n", None)
+            return
+        tm.spec_accept_tokens = tm.spec_forward_ct = 0
+        sched_logger.info("Cache flushed successfully!")
         conn.send_response(
-            200 if idle else 400,
+            200,
             b"Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting "
             b"requests, the operation will not be performed.)\n",
-            "text/plain; charset=utf-8",
+            None,  # http_server.py returns a bare Response: no content-type
         )
 
     def metrics(self, conn, headers, body, t0):
+        # Names, types and help texts as python/sglang/srt/metrics/collector.py
+        # declares them (SchedulerMetricsCollector, TokenizerMetricsCollector),
+        # in prometheus_client's classic text format.
         if not self.args.get("enable_metrics", False):
             conn.json(404, {"detail": "Not Found"})
             return
         name = self.args.get("served_model_name")
         labels = f'model_name="{name}",engine_type="unified"'
+        throughput = self._internal_states()[0]["last_gen_throughput"]
         lines = [
             "# HELP sglang:num_running_reqs The number of running requests.",
             "# TYPE sglang:num_running_reqs gauge",
             f"sglang:num_running_reqs{{{labels}}} {len(self.tm.rid_to_state)}.0",
+            "# HELP sglang:gen_throughput The generation throughput (token/s).",
+            "# TYPE sglang:gen_throughput gauge",
+            f"sglang:gen_throughput{{{labels}}} {float(throughput)}",
+            "# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV cache pool.",
+            "# TYPE sglang:max_total_num_tokens gauge",
+            f"sglang:max_total_num_tokens{{{labels}}} {self.engine.facts['max_total_num_tokens']}.0",
             "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
             "# TYPE sglang:prompt_tokens_total counter",
             f"sglang:prompt_tokens_total{{{labels}}} {self.tm.prompt_tokens_total}.0",
             "# HELP sglang:generation_tokens_total Number of generation tokens processed.",
             "# TYPE sglang:generation_tokens_total counter",
             f"sglang:generation_tokens_total{{{labels}}} {self.tm.tokens_out}.0",
-            "# HELP sglang:num_requests_total Number of requests finished.",
+            "# HELP sglang:num_requests_total Number of requests processed.",
             "# TYPE sglang:num_requests_total counter",
             f"sglang:num_requests_total{{{labels}}} {self.tm.requests_done}.0",
         ]
@@ -386,6 +409,7 @@ class SimHttpServer:
             reqs.append(GenRequest(self.tm, conn, "generate", False, t0, n, prompt))
 
         def finish():
+            self.tm.last_receive = time.monotonic()
             out = []
             for r in reqs:
                 self.tm.rid_to_state.pop(r.rid, None)
@@ -454,26 +478,47 @@ class SimHttpServer:
         args, cfg, loop = self.args, self.cfg, self.loop
         host = args.get("host", "127.0.0.1")
         port = int(args.get("port", 30000))
-        logger.raw(uvicorn_line(f"Started server process [{os.getpid()}]"))
-        logger.raw(uvicorn_line("Waiting for application startup."))
-        logger.raw(uvicorn_line("Application startup complete."))
+        http2 = bool(args.get("enable_http2", False))
+        if http2:
+            # http_server.py _run_granian_server: the embedded Granian server
+            # (granian/server/embed.py), whose logger prints "[LEVEL] message"
+            # to stdout (granian/log.py); its access log is off by default.
+            logger.info(f"Starting embedded Granian HTTP/2 server on {host}:{port}")
+            write_all(1, b"[WARNING] Embedded server is experimental!\n")
+            write_all(1, b"[INFO] Starting granian (embedded)\n")
+            self.access_enabled = False
+        else:
+            logger.raw(uvicorn_line(f"Started server process [{os.getpid()}]"))
+            logger.raw(uvicorn_line("Waiting for application startup."))
+            logger.raw(uvicorn_line("Application startup complete."))
         try:
             self.server = Listener(self, host, port)
         except OSError as e:
-            logger.raw(
-                uvicorn_line(f"[Errno {e.errno}] error while attempting to bind on address ({host!r}, {port}): "
-                             f"{(e.strerror or str(e)).lower()}", "ERROR")
-            )
+            if http2:
+                write_all(1, f"[ERROR] {e}\n".encode())
+            else:
+                logger.raw(
+                    uvicorn_line(f"[Errno {e.errno}] error while attempting to bind on address ({host!r}, {port}): "
+                                 f"{(e.strerror or str(e)).lower()}", "ERROR")
+                )
             self.engine.kill_children()
             flush_std()
             os._exit(1)
         port = self.server.port
         shown = f"[{host}]" if ":" in host else host
-        logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
+        if http2:
+            write_all(1, f"[INFO] Listening at: http://{shown}:{port}\n".encode())
+            write_all(1, b"[INFO] Spawning worker-1 with task: %d\n" % id(self))
+        else:
+            logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
         self.started_wall = time.time()
         self.ready_wall = None
         self._install_signal_handlers()
-        self.loop.call_later(0.5, self._watch_children)
+        # engine.py starts the SubprocessWatchdog once every rank has loaded;
+        # tokenizer_manager.py's sigterm_watchdog runs from the start.
+        self.watchdog_on = True
+        self.loop.call_later(cfg.watchdog_interval, self._watch_children)
+        self.loop.create_task(self._sigterm_watchdog())
         if args.get("skip_server_warmup", False):
             self._ready()
         else:
@@ -514,18 +559,26 @@ class SimHttpServer:
 
     def _hang(self):
         self.tm.hung = True
+        self.tm.hung_at = self.loop.time()
 
     def _watch_children(self):
-        if self.closing or self.tm.gracefully_exit:
+        """utils/watchdog.py's SubprocessWatchdog: once a second, a worker
+        that exited non-zero (a signal reads -N) is logged and the server
+        sends itself SIGQUIT, whose handler kills the whole tree. A SIGTERM
+        to the process group therefore kills the ranks at once (they have no
+        handler) and, within a second, the server and every request."""
+        if not self.watchdog_on:
             return
-        dead = self.engine.dead_child()
+        dead = self.engine.crashed_child()
         if dead is not None:
             logger.error(
-                f"Subprocess {dead.name} (pid={dead.pid}) crashed with exit code {dead.popen.returncode}."
+                f"Subprocess {dead.name} (pid={dead.pid}) crashed with exit code {dead.popen.returncode}. "
+                "Triggering SIGQUIT for cleanup..."
             )
-            self.sigquit_handler()
+            self.watchdog_on = False
+            os.kill(os.getpid(), signal.SIGQUIT)
             return
-        self.loop.call_later(0.5, self._watch_children)
+        self.loop.call_later(self.cfg.watchdog_interval, self._watch_children)
 
     def _install_signal_handlers(self):
         loop = self.loop
@@ -535,15 +588,22 @@ class SimHttpServer:
         loop.add_signal_handler(signal.SIGQUIT, self.sigquit_handler)
 
     def sigterm_handler(self):
+        # tokenizer_manager.py SignalHandler.sigterm_handler: only a flag;
+        # the sigterm_watchdog task does the rest.
         logger.warning("SIGTERM received. signum=None frame=None. Draining requests and shutting down...")
-        if self.tm.gracefully_exit:
-            return
         self.tm.gracefully_exit = True
-        self.loop.create_task(self._sigterm_watchdog())
 
     async def _sigterm_watchdog(self):
-        tm = self.tm
-        last = None
+        """tokenizer_manager.py's sigterm_watchdog, step for step: wake every
+        5 s until the SIGTERM flag is set; then log the remaining requests
+        and sleep 5 s while any remain; then stop the subprocess watchdog,
+        send the schedulers ShutdownReq and wait up to 15 s for them to
+        exit; then kill the tree, the server itself included (137). The
+        5 s steps scale with SGLANG_SIM_DRAIN_POLL_SECONDS, the 15 s with
+        SGLANG_SIM_SHUTDOWN_WAIT_SECONDS."""
+        tm, cfg = self.tm, self.cfg
+        while not tm.gracefully_exit:
+            await asyncio.sleep(cfg.drain_poll)
         while True:
             remaining = list(tm.rid_to_state)
             if tm.server_status == "UnHealthy":
@@ -552,20 +612,25 @@ class SimHttpServer:
             if tm.force_shutdown:
                 logger.error("Signal SIGTERM received while force shutdown flag set. Force exiting.")
                 break
-            if len(remaining) != last:
-                logger.info(
-                    f"Gracefully exiting... Remaining number of requests {len(remaining)}. "
-                    f"Remaining requests remaining_rids={remaining}."
-                )
-                last = len(remaining)
-            if not remaining:
+            logger.info(
+                f"Gracefully exiting... Remaining number of requests {len(remaining)}. "
+                f"Remaining requests remaining_rids={remaining}."
+            )
+            if remaining:
+                await asyncio.sleep(cfg.drain_poll)
+            else:
                 break
-            await asyncio.sleep(POLL_SECONDS)
-        self.engine.kill_children()
+        self.watchdog_on = False
+        if not tm.hung:  # hung ranks never read the ShutdownReq
+            self.engine.send_shutdown()
+        deadline = time.monotonic() + cfg.shutdown_wait
+        while time.monotonic() < deadline and self.engine.schedulers_alive():
+            time.sleep(0.1)  # blocking, as SGLang's loop does here
         flush_std()
-        if self.cfg.sigterm_exit_code is not None:
-            os._exit(self.cfg.sigterm_exit_code)
-        kill_process_tree(os.getpid(), include_parent=True)
+        if cfg.sigterm_exit_code is not None:
+            self.engine.kill_children()
+            os._exit(cfg.sigterm_exit_code)
+        self.engine.kill_tree(include_parent=True)
 
     def sigint_handler(self):
         self.sigint_count += 1
@@ -596,9 +661,10 @@ class SimHttpServer:
         os._exit(0)
 
     def sigquit_handler(self):
+        # tokenizer_manager.py running_phase_sigquit_handler.
         logger.error("SIGQUIT received. signum=None, frame=None. It usually means one child failed.")
-        self.engine.kill_children()
-        kill_process_tree(os.getpid(), include_parent=True)
+        self.watchdog_on = False
+        self.engine.kill_tree(include_parent=True)
 
 
 class _Cancel:
@@ -611,11 +677,62 @@ class _Cancel:
         self.handle.cancel()
 
 
+class _HealthCheck:
+    """One /health probe: its one-token generation answers after a TTFT
+    (never while the ranks hang); the probe checks for output every step
+    from its start, and fails after SGLANG_HEALTH_CHECK_TIMEOUT."""
+
+    def __init__(self, server, conn):
+        self.server = server
+        self.conn = conn
+        loop = server.loop
+        self.tic = loop.time()
+        self.k = 0
+        # The generation's token, unless the ranks hang before it comes.
+        self.token_at = None if server.tm.hung else self.tic + server.tm.ttft
+        self.handle = loop.call_at(self.tic + server.cfg.health_poll, self.check)
+
+    def cancel(self):
+        self.handle.cancel()
+
+    def check(self):
+        srv, tm = self.server, self.server.tm
+        self.k += 1
+        now = srv.loop.time()
+        token = self.token_at is not None and now >= self.token_at and (
+            tm.hung_at is None or self.token_at < tm.hung_at
+        )
+        got = token or tm.last_receive > self.tic
+        if got:
+            tm.server_status = "Up"
+            self.conn.send_response(200)
+            return
+        if self.k * srv.cfg.health_poll < HEALTH_CHECK_TIMEOUT:
+            self.handle = srv.loop.call_at(self.tic + (self.k + 1) * srv.cfg.health_poll, self.check)
+            return
+        tic_wall = time.time() - (now - self.tic)
+        logger.error(
+            "Health check failed. Server couldn't get a response from detokenizer for last "
+            f"{HEALTH_CHECK_TIMEOUT} seconds. tic start time: {time.strftime('%H:%M:%S', time.localtime(tic_wall))}. "
+            f"last_heartbeat time: {time.strftime('%H:%M:%S', time.localtime(srv.ready_wall or tic_wall))}"
+        )
+        tm.server_status = "UnHealthy"
+        srv.health_failed = True
+        self.conn.send_response(503)
+
+
 def launch_server(server_args, cfg):
     from sglang.srt.engine import Engine
 
     logger.configure(prefix="", level=server_args.get("log_level", "info"), fd=cfg.log_fd)
-    rank0 = " PP0 TP0" if int(server_args.get("pp_size", 1)) > 1 else " TP0"
+    # The batch lines are rank 0's scheduler's: its prefix (none at tp 1).
+    rank0, _ = scheduler_prefix(0, 0, {
+        "tp": int(server_args.get("tp_size", 1) or 1),
+        "pp": int(server_args.get("pp_size", 1) or 1),
+        "ep": int(server_args.get("ep_size", 1) or 1),
+        "attn_cp": int(server_args.get("attn_cp_size", 1) or 1),
+        "moe_dp": int(server_args.get("moe_dp_size", 1) or 1),
+    })
     sched_logger.configure(prefix=rank0, level=server_args.get("log_level", "info"), fd=cfg.log_fd)
     logger.info(f"server_args={server_args!r}")
     engine = Engine(server_args, cfg)

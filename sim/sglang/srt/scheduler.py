@@ -2,10 +2,14 @@
 ``python -m sglang.srt.scheduler`` (a fresh exec, so /proc/PID/environ is its
 own).
 
-Like SGLang's schedulers it names itself ``sglang::scheduler_TP<rank>``, sets a
-parent-death SIGKILL, plays the model load (weights, KV cache, CUDA graphs) with
+Like SGLang's schedulers it titles itself as configure_scheduler_process does
+(``sglang::scheduler`` at tp 1, ``sglang::scheduler_TP<rank>``,
+``sglang::scheduler_PP0_TP1_EP1``...; with the setproctitle package when it is
+importable, see utils.set_process_title), installs no SIGTERM handler (a SIGTERM
+kills it at once), sets a parent-death SIGKILL, plays the model load (weights, KV cache, CUDA graphs) with
 SGLang's log lines, reports ready to the parent over a pipe, and then waits
-until the parent goes away. The same entry point runs the escaped worker of
+until the parent goes away or sends "shutdown" (SGLang's ShutdownReq after a
+drain), and exits 0. The same entry point runs the escaped worker of
 SGLANG_SIM_SETSID_WORKER (``--role escaped``): it calls setsid(), sets no
 parent-death signal, and lives until something kills it.
 
@@ -26,8 +30,13 @@ T_DIST_BEGIN = 0.00
 T_DIST_END = 0.04
 T_WEIGHTS_BEGIN = 0.05
 T_WEIGHTS_END = 0.60
+T_DRAFT_WEIGHTS = 0.55  # under speculative decoding, the draft model loads after the target
 T_KV = 0.62
 T_GRAPH_BEGIN = 0.65
+T_PREFILL_END = 0.74  # current: prefill capture, then decode; v0.5.10: decode, then piecewise
+T_DECODE_END = 0.88
+T_DRAFT_DECODE_END = 0.93
+T_PREFILL_END_SPEC = 0.95
 T_GRAPH_END = 0.98
 T_READY = 1.00
 
@@ -57,7 +66,16 @@ def _parse(argv):
     p.add_argument("--max-prefill-tokens", type=int, default=16384)
     p.add_argument("--max-running-requests", type=int, default=4096)
     p.add_argument("--cuda-graph-bs", default="")
+    p.add_argument("--cuda-graph-max-bs", type=int, default=0)
     p.add_argument("--no-cuda-graph", action="store_true")
+    p.add_argument("--prefill-graph-backend", default="breakable")
+    p.add_argument("--prefill-graph-bs", default="")
+    p.add_argument("--decode-graph-backend", default="full")
+    p.add_argument("--log-format", default="current")
+    p.add_argument("--spec", default="")
+    p.add_argument("--spec-topk", type=int, default=1)
+    p.add_argument("--spec-draft-tokens", type=int, default=4)
+    p.add_argument("--spec-steps", type=int, default=3)
     return p.parse_args(argv)
 
 
@@ -187,10 +205,51 @@ def _crash(args, frac):
 def _bs_list(args):
     if args.cuda_graph_bs:
         return [int(x) for x in args.cuda_graph_bs.split(",") if x]
-    return [1, 2, 4, 8] + list(range(16, 257, 8))
+    bs = [1, 2, 4, 8] + list(range(16, 257, 8))
+    if args.cuda_graph_max_bs:
+        bs = [b for b in bs if b <= args.cuda_graph_max_bs] or [args.cuda_graph_max_bs]
+    return bs
+
+
+def _prefill_tokens(args):
+    if args.prefill_graph_bs:
+        return [int(x) for x in args.prefill_graph_bs.split(",") if x]
+    return [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+
+
+class Mem:
+    """The avail mem figures the load reports, falling as it allocates."""
+
+    def __init__(self):
+        self.avail = GPU_TOTAL_GB - 0.51
+
+    def use(self, gb):
+        before = self.avail
+        self.avail = max(0.5, self.avail - gb)
+        return before, before - self.avail, self.avail
 
 
 def run_load(args):
+    """Play the model load with the lines SGLang's ranks log, in its order.
+
+    Every rank logs with its prefix (none at tp 1): the torch distributed
+    init (distributed/bootstrap.py), the weights (model_executor/
+    model_runner.py), the KV pool (mem_cache/memory_pool.py, "Memory pool
+    end" from kv_cache_configurator.py), and the CUDA graph captures. Only
+    rank 0 draws the progress bars and, under speculative decoding, logs the
+    draft captures (log_info_on_rank0 in speculative/eagle_worker_v2.py).
+
+    --log-format picks the capture lines of a release:
+      current  main 2026-08-16 and v0.5.16+ (model_runner_components/
+               cuda_graph_setup.py): "Capture target prefill CUDA graph
+               begin. backend=..., num_tokens=[...]", then "Capture target
+               decode (or verify) CUDA graph begin. backend=...,
+               num_tokens_per_req=N, bs=[...]", "... end. elapsed=...".
+      v0.5.15  the same lines (PR #28937) with num_tokens_per_bs=N.
+      v0.5.10  "Capture cuda graph begin. This can take up to several
+               minutes." / "Capture cuda graph end. Time elapsed: ...", then
+               the piecewise (prefill) capture, and a KV line without dtype.
+    """
     tl = Timeline(args.t0, args.load_seconds)
     rank0 = args.tp_rank == 0 and args.pp_rank == 0
     crash = args.crash_at if rank0 else None
@@ -198,6 +257,9 @@ def run_load(args):
     if crash is not None:
         crash_frac = crash / args.load_seconds if args.load_seconds > 0 else 0.0
         crash_frac = min(crash_frac, T_READY)
+    legacy = args.log_format == "v0.5.10"
+    spec = bool(args.spec)
+    mem = Mem()
 
     def step(frac):
         """Sleep to frac of the load, crashing on the way if asked."""
@@ -206,62 +268,161 @@ def run_load(args):
             _crash(args, crash_frac)
         tl.sleep_until(frac)
 
+    def elapsed_since(frac):
+        return max(0.0, time.monotonic() - tl.at(frac))
+
     step(T_DIST_BEGIN)
     logger.info("Init torch distributed begin.")
     step(T_DIST_END)
-    logger.info("Init torch distributed ends. mem usage=0.00 GB")
-    step(T_WEIGHTS_BEGIN)
-    logger.info(f"Load weight begin. avail mem={GPU_TOTAL_GB - 0.51:.2f} GB")
-    if rank0:
-        shards = 4
-        bar = ProgressBar(logger.fd, shards, _shards_bar)
-        for i in range(1, shards + 1):
-            step(T_WEIGHTS_BEGIN + (T_WEIGHTS_END - T_WEIGHTS_BEGIN) * i / shards * 0.99)
-            bar.update(i)
-        bar.close()
-    step(T_WEIGHTS_END)
-    logger.info(
-        f"Load weight end. type={args.arch}, dtype={args.dtype}, avail mem=63.66 GB, mem usage=15.02 GB."
-    )
-    step(T_KV)
-    kv_gb = kv_cache_gb(args.kv_tokens)
-    logger.info("Using KV cache dtype: torch.bfloat16")
-    logger.info(f"KV Cache is allocated. #tokens: {args.kv_tokens}, K size: {kv_gb:.2f} GB, V size: {kv_gb:.2f} GB")
-    logger.info("Memory pool end. avail mem=11.98 GB")
-    if not args.no_cuda_graph:
-        step(T_GRAPH_BEGIN)
-        bs = _bs_list(args)
-        if rank0:
-            logger.info("Capture cuda graph begin. This can take up to several minutes. avail mem=11.35 GB")
-            logger.info(f"Capture cuda graph bs {bs}")
-            bar = ProgressBar(logger.fd, len(bs), _capture_bar(bs))
-            began = time.monotonic()
-            for i in range(1, len(bs) + 1):
-                step(T_GRAPH_BEGIN + (T_GRAPH_END - T_GRAPH_BEGIN) * i / len(bs) * 0.99)
+    logger.info(f"Init torch distributed ends. elapsed={elapsed_since(T_DIST_BEGIN):.2f} s, mem usage=0.51 GB")
+
+    def load_weights(begin, end, arch, gb, shards):
+        step(begin)
+        logger.info(f"Load weight begin. avail mem={mem.avail:.2f} GB")
+        if rank0 and shards:
+            bar = ProgressBar(logger.fd, shards, _shards_bar)
+            for i in range(1, shards + 1):
+                step(begin + (end - begin) * i / shards * 0.99)
                 bar.update(i)
             bar.close()
-            step(T_GRAPH_END)
+        step(end)
+        _, used, avail = mem.use(gb)
+        logger.info(
+            f"Load weight end. elapsed={elapsed_since(begin):.2f} s, type={arch}, "
+            f"avail mem={avail:.2f} GB, mem usage={used:.2f} GB."
+        )
+
+    if spec:
+        load_weights(T_WEIGHTS_BEGIN, T_DRAFT_WEIGHTS, args.arch, 15.02, 4)
+        load_weights(T_DRAFT_WEIGHTS, T_WEIGHTS_END, args.arch.replace("ForCausalLM", "ForCausalLMEagle3"), 0.81, 0)
+    else:
+        load_weights(T_WEIGHTS_BEGIN, T_WEIGHTS_END, args.arch, 15.02, 4)
+
+    step(T_KV)
+    pools = [(args.kv_tokens, kv_cache_gb(args.kv_tokens))]
+    if spec:
+        pools.append((args.kv_tokens, kv_cache_gb(args.kv_tokens) / 32))
+    for tokens, kv_gb in pools:
+        mem.use(2 * kv_gb)
+        if legacy:
+            logger.info(f"KV Cache is allocated. #tokens: {tokens}, K size: {kv_gb:.2f} GB, V size: {kv_gb:.2f} GB")
+        else:
             logger.info(
-                f"Capture cuda graph end. Time elapsed: {time.monotonic() - began:.2f} s. "
-                "mem usage=0.62 GB. avail mem=10.69 GB."
+                f"KV Cache is allocated. dtype: torch.bfloat16, #tokens: {tokens}, "
+                f"K size: {kv_gb:.2f} GB, V size: {kv_gb:.2f} GB"
             )
+    logger.info(f"Memory pool end. avail mem={mem.avail:.2f} GB")
+
+    if not args.no_cuda_graph:
+        bs = _bs_list(args)
+        if legacy:
+            _capture_legacy(args, step, mem, bs, rank0, spec)
+        else:
+            _capture_current(args, step, mem, bs, rank0, spec)
     step(T_READY)
     if rank0:
         logger.info(
             f"max_total_num_tokens={args.kv_tokens}, chunked_prefill_size={args.chunked_prefill_size}, "
             f"max_prefill_tokens={args.max_prefill_tokens}, max_running_requests={args.max_running_requests}, "
-            f"context_len={args.context_len}, available_gpu_mem=10.69 GB"
+            f"context_len={args.context_len}, available_gpu_mem={mem.avail:.2f} GB"
+        )
+
+
+def _capture(step, mem, begin, end, gb, rank0, bar_bs):
+    """Run one capture from begin to end (load fractions); rank 0 draws the
+    batch bar over bar_bs. Returns (elapsed, mem usage, avail after)."""
+    step(begin)
+    t = time.monotonic()
+    if rank0 and bar_bs:
+        bar = ProgressBar(logger.fd, len(bar_bs), _capture_bar(bar_bs))
+        for i in range(1, len(bar_bs) + 1):
+            step(begin + (end - begin) * i / len(bar_bs) * 0.99)
+            bar.update(i)
+        bar.close()
+    step(end)
+    _, used, avail = mem.use(gb)
+    return time.monotonic() - t, used, avail
+
+
+def _capture_current(args, step, mem, bs, rank0, spec):
+    per = "num_tokens_per_bs" if args.log_format == "v0.5.15" else "num_tokens_per_req"
+
+    def line(name, detail, begin, end, gb, everyone=True, bar_bs=None):
+        say = everyone or rank0
+        if say:
+            logger.info(f"Capture {name} CUDA graph begin. {detail}, avail mem={mem.avail:.2f} GB")
+        elapsed, used, avail = _capture(step, mem, begin, end, gb, rank0, bar_bs)
+        if say:
+            logger.info(
+                f"Capture {name} CUDA graph end. elapsed={elapsed:.2f} s, "
+                f"mem usage={used:.2f} GB, avail mem={avail:.2f} GB."
+            )
+
+    if args.prefill_graph_backend != "disabled":
+        line("target prefill",
+             f"backend={args.prefill_graph_backend}, num_tokens={_prefill_tokens(args)}",
+             T_GRAPH_BEGIN, T_PREFILL_END, 0.31)
+    if spec:
+        line("target verify",
+             f"backend={args.decode_graph_backend}, {per}={args.spec_draft_tokens}, bs={bs}",
+             T_PREFILL_END, T_DECODE_END, 0.62, bar_bs=bs)
+        if args.spec_steps > 1:
+            line("draft decode",
+                 f"backend={args.decode_graph_backend}, {per}={args.spec_topk}, bs={bs}",
+                 T_DECODE_END, T_DRAFT_DECODE_END, 0.18, everyone=False)
+        line("draft extend",
+             f"backend={args.decode_graph_backend}, {per}={args.spec_draft_tokens}, bs={bs}",
+             T_DRAFT_DECODE_END, T_GRAPH_END, 0.11, everyone=False)
+    else:
+        line("target decode",
+             f"backend={args.decode_graph_backend}, {per}=1, bs={bs}",
+             T_PREFILL_END, T_GRAPH_END, 0.62, bar_bs=bs)
+
+
+def _capture_legacy(args, step, mem, bs, rank0, spec):
+    # model_runner.py @ v0.5.10: init_device_graphs (decode), then the
+    # piecewise (prefill) graphs; the draft graphs (speculative/
+    # eagle_worker_v2.py) come from every rank's logger.
+    logger.info(f"Capture cuda graph begin. This can take up to several minutes. avail mem={mem.avail:.2f} GB")
+    if rank0:
+        logger.info(f"Capture cuda graph bs {bs}")
+    elapsed, used, avail = _capture(step, mem, T_GRAPH_BEGIN, T_DECODE_END if spec else T_PREFILL_END, 0.62, rank0, bs)
+    logger.info(
+        f"Capture cuda graph end. Time elapsed: {elapsed:.2f} s. mem usage={used:.2f} GB. avail mem={avail:.2f} GB."
+    )
+    if spec:
+        for name, begin, end, gb in (("draft", T_DECODE_END, T_DRAFT_DECODE_END, 0.18),
+                                     ("draft extend", T_DRAFT_DECODE_END, T_PREFILL_END_SPEC, 0.11)):
+            if name == "draft" and args.spec_steps <= 1:
+                continue
+            logger.info(
+                f"Capture {name} cuda graph begin. This can take up to several minutes. avail mem={mem.avail:.2f} GB"
+            )
+            elapsed, used, avail = _capture(step, mem, begin, end, gb, False, None)
+            logger.info(
+                f"Capture {name} cuda graph end. Time elapsed: {elapsed:.2f} s. "
+                f"mem usage={used:.2f} GB. avail mem={avail:.2f} GB."
+            )
+    if args.prefill_graph_backend != "disabled":
+        logger.info(f"Capture piecewise CUDA graph begin. avail mem={mem.avail:.2f} GB")
+        elapsed, used, avail = _capture(step, mem, T_PREFILL_END_SPEC if spec else T_PREFILL_END, T_GRAPH_END, 0.31, False, None)
+        logger.info(
+            f"Capture piecewise CUDA graph end. Time elapsed: {elapsed:.2f} s. "
+            f"mem usage={used:.2f} GB. avail mem={avail:.2f} GB."
         )
 
 
 def _idle_until_parent_exits(ctl_fd):
     # The parent holds the write end; EOF means it is gone or wants us gone.
+    # "shutdown" is SGLang's ShutdownReq after a drain: the scheduler leaves
+    # its event loop, releases its resources and exits 0.
     if ctl_fd < 0:
         while True:
             signal.pause()
     while True:
         try:
-            if not os.read(ctl_fd, 64):
+            data = os.read(ctl_fd, 64)
+            if not data or data.startswith(b"shutdown"):
                 os._exit(0)
         except InterruptedError:
             continue

@@ -4,7 +4,8 @@ The parser is built from the catalog of real flags in server_args.json (written
 beside this file when the sim is unpacked), so it accepts, rejects and
 abbreviates exactly what SGLang's own argparse does: unique prefixes work
 (``--tp``), unknown or ambiguous options and bad values exit with status 2
-and argparse's own message, and ``--help`` prints argparse's help.
+and argparse's own message, and ``--help`` prints argparse's help with SGLang's own help texts
+(server_args.py @ dd458f32, carried by the catalog).
 """
 
 import argparse
@@ -15,6 +16,7 @@ import re
 import sys
 
 from sglang.srt.server_args_config_parser import ConfigArgumentMerger
+from sglang.srt.utils import last_resort_warning
 
 CATALOG_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server_args.json")
 
@@ -194,8 +196,12 @@ def build_parser(catalog):
         deprecated = bool(f.get("deprecated"))
         new_flag = _flag_spelling(f.get("replacement", ""))
         kw = {"dest": dest}
-        if f.get("help"):
-            kw["help"] = f["help"]
+        if f.get("help_suppressed"):
+            kw["help"] = argparse.SUPPRESS
+        elif f.get("help"):
+            # SGLang's own help text (catalog: server_args.py); argparse
+            # %-formats help strings.
+            kw["help"] = f["help"].replace("%", "%%")
         shared = deprecated and dest in catalog.main_dests
         if action == "store_true":
             if deprecated:
@@ -305,4 +311,34 @@ def prepare_server_args(argv, catalog=None):
             values[dest] = value
     args = ServerArgs(catalog.fields, values)
     args.__post_init__()
+    _resolution_side_effects(args)
     return args
+
+
+def _resolution_side_effects(args):
+    """What SGLang's argument resolution does to the process beyond the args
+    (server_args.py and arg_groups/speculative_hook.py @ dd458f32). Logging
+    is not configured yet, so the warnings are bare lines on stderr."""
+    # speculative_hook.py handle_speculative_decoding: a raw os.getenv on the
+    # removed name, whatever --speculative-algorithm says.
+    if os.getenv("SGLANG_ENABLE_SPEC_V2") is not None:
+        last_resort_warning(
+            "SGLANG_ENABLE_SPEC_V2 has been removed: speculative decoding "
+            "always runs the V2 worker. Use --disable-overlap-schedule to "
+            "select the non-overlap (synchronous) path."
+        )
+    # server_args.py _handle_deterministic_inference, CUDA with TP > 1: NCCL's
+    # tree all-reduce with a pinned channel count, overwriting what was set.
+    if args.get("enable_deterministic_inference", False) and int(args.get("tp_size", 1)) > 1:
+        os.environ["NCCL_ALGO"] = "allreduce:tree"
+        nchannels = os.environ.get("SGLANG_DETERMINISTIC_NCCL_NCHANNELS", "").strip() or "8"
+        os.environ["NCCL_MIN_NCHANNELS"] = nchannels
+        os.environ["NCCL_MAX_NCHANNELS"] = nchannels
+        if "disable_custom_all_reduce" in args._fields:
+            args.disable_custom_all_reduce = True
+        if "enable_torch_symm_mem" in args._fields:
+            args.enable_torch_symm_mem = False
+        last_resort_warning(
+            "NCCL_ALGO is set to 'allreduce:tree', the NCCL channel count is pinned, and custom and "
+            "symmetric-memory all reduce are disabled for deterministic inference when TP size > 1."
+        )

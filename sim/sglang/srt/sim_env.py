@@ -1,7 +1,9 @@
 """Configuration of the simulated SGLang server, read from SGLANG_SIM_* variables.
 
-This module is the only reader of the sim's own knobs. Defaults are chosen for
-tests: the whole start-up takes about a second and a half.
+This module is the only reader of the sim's own knobs. The load and token timings
+default to test-sized values (the start-up takes about a second and a half);
+SGLang's own waits (drain, /health, watchdog) default to SGLang's values and
+have knobs to scale them.
 
 Timing
   SGLANG_SIM_LOAD_SECONDS      Model load time, split across the phases (weights
@@ -12,19 +14,13 @@ Timing
                                Default 50.
   SGLANG_SIM_ITL_MS            Inter-token latency. Token i of a request is sent at
                                arrival + TTFT + i * ITL. Default 10.
-  SGLANG_SIM_ACCEPT_LENGTH     Speculative decoding's tokens accepted per verify step
-                               (a number >= 1), in effect only with
-                               --speculative-algorithm: each chunk after the first
-                               carries that many tokens (floor/ceil mixed to average
-                               it), sent at its last token's time, and
-                               /server_info's avg_spec_accept_length is the average
-                               since start or the last /flush_cache. Unset: one
-                               token per chunk (and a fixed 2.85 reported).
 
 Failure modes
   SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which rank 0 crashes with a
                                traceback; the server exits before binding the port.
-  SGLANG_SIM_CRASH_EXIT_CODE   Exit status of that crash. Default 1.
+  SGLANG_SIM_CRASH_EXIT_CODE   If set, the server exits with this status after that
+                               crash. Unset (default): as SGLang, the rank's SIGQUIT
+                               makes the server kill its tree and itself (137).
   SGLANG_SIM_HANG_AFTER_READY  Seconds after ready at which the ranks hang, as in a
                                stuck NCCL collective: /health is accepted and not
                                answered (for SGLANG_HEALTH_CHECK_TIMEOUT seconds,
@@ -41,6 +37,32 @@ Failure modes
   SGLANG_SIM_WORKER_ENV_RANK   The TP rank that gets them. Default 1.
   SGLANG_SIM_SIGTERM_EXIT_CODE If set, exit with this status after a SIGTERM drain
                                instead of SIGKILLing itself as SGLang does.
+
+SGLang's own waits, scaled for tests (defaults are SGLang's)
+  SGLANG_SIM_DRAIN_POLL_SECONDS    The SIGTERM drain's step: the first check of the
+                                   remaining requests comes at the next tick of a
+                                   loop started with the server, then one check per
+                                   step. Default 5 (tokenizer_manager.py).
+  SGLANG_SIM_SHUTDOWN_WAIT_SECONDS How long the drained server waits for its
+                                   schedulers to exit before it kills its tree.
+                                   Default 15 (tokenizer_manager.py).
+  SGLANG_SIM_HEALTH_POLL_SECONDS   /health's sleep before each check of the one-token
+                                   generation. Default 1 (http_server.py).
+  SGLANG_SIM_WATCHDOG_SECONDS      How often the main process checks that its
+                                   workers live. Default 1 (utils/watchdog.py).
+
+Log lines and speculative decoding
+  SGLANG_SIM_LOG_FORMAT        Whose start-up lines: "current" (default; main
+                               2026-08-16 and v0.5.16+: "Capture target decode
+                               CUDA graph begin. backend=..., num_tokens_per_req=1,
+                               ..."), "v0.5.15" (the same lines of PR #28937 with
+                               num_tokens_per_bs=) or "v0.5.10" ("Capture cuda
+                               graph begin. ...", then the piecewise capture; a KV
+                               line without dtype).
+  SGLANG_SIM_ACCEPT_LENGTH     Tokens per decode step (and per SSE chunk) under
+                               --speculative-algorithm: the accept length, a number
+                               >= 1. Default 2 with speculative decoding; always 1
+                               without.
 
 Observation
   SGLANG_SIM_RECORD            Path: write {"argv", "env", "pid"} there as JSON at
@@ -99,11 +121,8 @@ class SimConfig:
         self.warmup_seconds = max(0.0, _float("SGLANG_SIM_WARMUP_SECONDS", 0.3))
         self.ttft = max(0.0, _float("SGLANG_SIM_TTFT_MS", 50.0)) / 1000.0
         self.itl = max(0.0, _float("SGLANG_SIM_ITL_MS", 10.0)) / 1000.0
-        self.accept_length = _opt_float("SGLANG_SIM_ACCEPT_LENGTH")
-        if self.accept_length is not None and self.accept_length < 1:
-            raise SystemExit(f"SGLANG_SIM_ACCEPT_LENGTH={self.accept_length}: want a number of at least 1")
         self.crash_during_load = _opt_float("SGLANG_SIM_CRASH_DURING_LOAD")
-        self.crash_exit_code = _int("SGLANG_SIM_CRASH_EXIT_CODE", 1)
+        self.crash_exit_code = _opt_int("SGLANG_SIM_CRASH_EXIT_CODE")
         self.hang_after_ready = _opt_float("SGLANG_SIM_HANG_AFTER_READY")
         self.ignore_sigterm = _bool("SGLANG_SIM_IGNORE_SIGTERM")
         self.setsid_worker = _bool("SGLANG_SIM_SETSID_WORKER")
@@ -112,6 +131,17 @@ class SimConfig:
         self.worker_env = parse_worker_env(os.environ.get("SGLANG_SIM_WORKER_ENV", ""))
         self.worker_env_rank = _int("SGLANG_SIM_WORKER_ENV_RANK", 1)
         self.sigterm_exit_code = _opt_int("SGLANG_SIM_SIGTERM_EXIT_CODE")
+        self.drain_poll = max(0.001, _float("SGLANG_SIM_DRAIN_POLL_SECONDS", 5.0))
+        self.shutdown_wait = max(0.0, _float("SGLANG_SIM_SHUTDOWN_WAIT_SECONDS", 15.0))
+        self.health_poll = max(0.001, _float("SGLANG_SIM_HEALTH_POLL_SECONDS", 1.0))
+        self.watchdog_interval = max(0.01, _float("SGLANG_SIM_WATCHDOG_SECONDS", 1.0))
+        fmt = os.environ.get("SGLANG_SIM_LOG_FORMAT", "").strip() or "current"
+        if fmt not in ("current", "v0.5.15", "v0.5.10"):
+            raise SystemExit(f"SGLANG_SIM_LOG_FORMAT={fmt!r}: want current, v0.5.15 or v0.5.10")
+        self.log_format = fmt
+        self.accept_length = _opt_float("SGLANG_SIM_ACCEPT_LENGTH")
+        if self.accept_length is not None and self.accept_length < 1:
+            raise SystemExit(f"SGLANG_SIM_ACCEPT_LENGTH={self.accept_length}: want a number >= 1")
         self.record = os.environ.get("SGLANG_SIM_RECORD", "")
         self.events = os.environ.get("SGLANG_SIM_EVENTS", "")
         stream = os.environ.get("SGLANG_SIM_LOG_STREAM", "stderr").strip().lower()

@@ -3,16 +3,17 @@ keeps: server status, in-flight requests, and the shutdown flags.
 
 Token i (0-based) of a request is due at ``arrival + TTFT + i * ITL``, where
 arrival is the kernel's receive time of the request's first bytes (see
-http_conn.py) and the deadlines are kept by token_clock.py. Each chunk is
-built ahead of its deadline, so at the deadline only a write remains.
-
-One token per chunk, except under speculative decoding (--speculative-algorithm
-with SGLANG_SIM_ACCEPT_LENGTH): then, as SGLang streams one chunk per
-verify step, the first chunk (prefill) carries one token and each later one
-the tokens its step accepted, sent at the deadline of its last token.
+http_conn.py) and the deadlines are kept by token_clock.py. A stream's first SSE
+chunk carries the prefill's one token; each later chunk carries one decode
+step's tokens: one, or under --speculative-algorithm the accept length
+(SGLANG_SIM_ACCEPT_LENGTH, default 2), as SGLang streams a verify step's
+accepted drafts and bonus token together. A chunk is due at its last token's
+deadline, so tokens per second do not change; meta_info.completion_tokens counts
+tokens, and spec_* fields follow SGLang's _calculate_spec_decoding_metrics. Each
+chunk is built ahead of its deadline, so at the deadline only a write remains.
 
 Also read here, as SGLang's tokenizer manager reads it: SGL_FORCE_SHUTDOWN (a
-SIGTERM exits at once instead of draining).
+SIGTERM drain stops waiting for the requests at its first check).
 """
 
 import json
@@ -54,7 +55,7 @@ class GenRequest:
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
         "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "pending",
-        "continuous_usage", "steps", "sent",
+        "end", "acc", "verify_ct", "pending_verify_ct", "continuous_usage",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):
@@ -75,9 +76,11 @@ class GenRequest:
         self.offset = int(self.rid[:4], 16) % len(VOCAB)
         self.finish_json = '{"type":"length","length":%d}' % n
         self.pending = b""  # the bytes to write at the next deadline
+        self.end = 0  # one past the last token of the pending chunk
+        self.acc = 0.0  # accept-length remainder carried between decode steps
+        self.verify_ct = 0  # speculative verify steps sent so far
+        self.pending_verify_ct = 0
         self.continuous_usage = False  # stream_options.continuous_usage_stats
-        self.steps = 0  # decode (verify) steps so far
-        self.sent = 0  # tokens in the pending chunk
 
     def token(self, i):
         return VOCAB[(self.offset + i * 7) % len(VOCAB)]
@@ -91,8 +94,8 @@ class GenRequest:
         self.tm.rid_to_state[self.rid] = self
         if self.stream:
             self.conn.start_stream()
-            self.pending = self._build(0, 1)
-            self.tm.clock.at(self.deadline(0), self)
+            self.pending = self._build(0)
+            self.tm.clock.at(self.deadline(max(0, self.end - 1)), self)
         else:
             self.tm.clock.at(self.deadline(max(0, self.n - 1)), self)
 
@@ -106,6 +109,7 @@ class GenRequest:
         """At the deadline: write what was built for it, nothing else."""
         if self.cancelled or self.tm.hung:
             return False  # a hung rank sends nothing more, ever
+        self.tm.last_receive = time.monotonic()
         if not self.stream:
             self._respond_whole()
             return False
@@ -115,53 +119,72 @@ class GenRequest:
     def after(self):
         """After every due write: count, then build and schedule the next."""
         tm = self.tm
-        self.i += self.sent
-        tm.tokens_out += self.sent if self.n else 0
-        if self.i >= self.n:
+        start, self.i = self.i, self.end
+        sent = self.i - start
+        tm.tokens_out += sent
+        if self.pending_verify_ct > self.verify_ct:
+            # A speculative decode step: the scheduler's accept counters.
+            self.verify_ct = self.pending_verify_ct
+            tm.spec_accept_tokens += sent
+            tm.spec_forward_ct += 1
+        if self.n == 0 or self.i >= self.n:
             tm.rid_to_state.pop(self.rid, None)
             tm.requests_done += 1
             self.conn.finish()
             return
-        k = min(self._accept(), self.n - self.i)
-        self.pending = self._build(self.i, k)
-        tm.clock.at(self.deadline(self.i + k - 1), self)
-
-    def _accept(self):
-        """The tokens the next decode step accepts: 1 without speculative
-        decoding, else steps of floor/ceil of the accept length, averaging
-        it exactly. The server's average counts what a step accepted, even
-        where max_new_tokens cuts the chunk short."""
-        a = self.tm.accept_length
-        if a is None:
-            return 1
-        self.steps += 1
-        k = max(1, int(self.steps * a) - int((self.steps - 1) * a))
-        self.tm.spec_steps += 1
-        self.tm.spec_accepted += k
-        return k
+        self.pending = self._build(self.i)
+        tm.clock.at(self.deadline(self.end - 1), self)
 
     # -- output ------------------------------------------------------------
 
-    def _build(self, i, k):
-        """The HTTP chunk for tokens i..i+k-1 of a stream, and the end of
-        the stream after the last."""
-        self.sent = k
-        last = i + k >= self.n
+    def _chunk_end(self, i):
+        """One past the last token of the chunk that starts at token i. The
+        first token comes alone, from the prefill; after it, each decode
+        step sends one token, or under speculative decoding the accepted
+        drafts and the bonus token: accept_length tokens, a fractional
+        length spread over the steps."""
+        length = self.tm.accept_length
+        if i == 0 or length <= 1:
+            return min(self.n, i + 1)
+        self.acc += length
+        take = max(1, int(self.acc))
+        self.acc -= take
+        return min(self.n, i + take)
+
+    def _build(self, i):
+        """The HTTP chunk(s) for the tokens of a stream from token i on, and
+        the end of the stream after the last."""
         if self.n == 0:
-            self.sent = 1
+            self.end = 0
             return _frame(self._events("", 0, True)) + _END
-        tok = "".join(self.token(j) for j in range(i, i + k))
+        self.end = self._chunk_end(i)
+        self.pending_verify_ct = self.verify_ct + (1 if i > 0 and self.tm.spec else 0)
+        tok = "".join(self.token(j) for j in range(i, self.end))
         self.text += tok
-        out = _frame(self._events(tok, i + k, last))
+        last = self.end >= self.n
+        out = _frame(self._events(tok, self.end, last))
         return out + _END if last else out
 
-    def _meta(self, completion_tokens, last):
+    def _meta(self, completion_tokens, last, verify_ct=None):
         finish = self.finish_json if last else "null"
         e2e = self.tm.ttft + max(0, completion_tokens - 1) * self.tm.itl
+        spec = ""
+        verify_ct = self.pending_verify_ct if verify_ct is None else verify_ct
+        if self.tm.spec and verify_ct > 0:
+            # tokenizer_manager.py's _calculate_spec_decoding_metrics: the
+            # accept length counts the bonus token (completion / verify_ct).
+            proposed = verify_ct * max(1, self.tm.num_draft_tokens - 1)
+            correct = max(0, completion_tokens - 1 - verify_ct)
+            spec = (
+                ',"spec_accept_rate":%.6f,"spec_accept_length":%.6f,"spec_num_correct_drafts":%d,'
+                '"spec_num_proposed_drafts":%d,"spec_verify_ct":%d,"spec_accepted_drafts":%d,'
+                '"spec_proposed_drafts":%d'
+                % (correct / proposed, completion_tokens / verify_ct, correct, proposed, verify_ct, correct, proposed)
+            )
         return (
             '{"id":"%s","finish_reason":%s,"prompt_tokens":%d,"weight_version":"default",'
-            '"total_retractions":0,"completion_tokens":%d,"cached_tokens":0,"e2e_latency":%.6f}'
-            % (self.rid, finish, self.prompt_tokens, completion_tokens, e2e)
+            '"total_retractions":0,"completion_tokens":%d,"cached_tokens":0,"e2e_latency":%.6f%s}'
+            % (self.rid, finish, self.prompt_tokens, completion_tokens, e2e, spec)
         )
 
     def _usage(self, completion_tokens):
@@ -172,7 +195,7 @@ class GenRequest:
         )
 
     def _events(self, tok, k, last):
-        """The SSE event(s) carrying the text tok that brings the count to k."""
+        """The SSE event(s) carrying the tokens tok, k tokens in all so far."""
         if self.kind == "generate":
             body = '{"text":"%s","meta_info":%s}' % (self.text, self._meta(k, last))
             return b"data: " + body.encode() + b"\n\n"
@@ -221,13 +244,30 @@ class GenRequest:
     def full_text(self):
         return "".join(self.token(i) for i in range(self.n))
 
+    def verify_steps(self):
+        """The speculative verify steps that produce all n tokens."""
+        if not self.tm.spec or self.n <= 1:
+            return 0
+        steps, i, acc = 0, 1, 0.0
+        while i < self.n:
+            acc += self.tm.accept_length
+            take = max(1, int(acc))
+            acc -= take
+            i += take
+            steps += 1
+        return steps
+
     def _respond_whole(self):
         text = json.dumps(self.full_text())
         tm = self.tm
         tm.tokens_out += self.n
+        steps = self.verify_steps()
+        if steps:
+            tm.spec_accept_tokens += self.n - 1
+            tm.spec_forward_ct += steps
         if self.kind == "generate":
             ids = json.dumps([(self.offset + i * 7) % len(VOCAB) + 1000 for i in range(self.n)])
-            body = '{"text":%s,"output_ids":%s,"meta_info":%s}' % (text, ids, self._meta(self.n, True))
+            body = '{"text":%s,"output_ids":%s,"meta_info":%s}' % (text, ids, self._meta(self.n, True, steps))
         elif self.kind == "completions":
             body = (
                 '{"id":"%s","object":"text_completion","created":%d,"model":%s,"choices":[{"index":0,'
@@ -256,21 +296,29 @@ class TokenizerManager:
         self.facts = facts
         self.ttft = cfg.ttft
         self.itl = cfg.itl
-        # Speculative decoding: tokens accepted per verify step, and the
-        # totals avg_spec_accept_length is computed from (reset by
-        # /flush_cache, as SGLang's are).
-        self.accept_length = cfg.accept_length if server_args.get("speculative_algorithm") else None
-        self.spec_steps = 0
-        self.spec_accepted = 0
         self.clock = TokenClock(loop)
         self.server_status = "Starting"
         self.gracefully_exit = False
         self.hung = False
+        self.hung_at = None  # loop time the ranks hung at
         self.rid_to_state = {}
         self.tokens_out = 0
         self.requests_done = 0
         self.prompt_tokens_total = 0
         self.force_shutdown = os.environ.get("SGL_FORCE_SHUTDOWN", "").lower() in ("1", "true", "yes")
+        # When the last output came from the scheduler side (any request's
+        # token): what /health's checks compare with their start.
+        self.last_receive = 0.0
+        # Speculative decoding: tokens per decode step, and the scheduler's
+        # counters behind avg_spec_accept_length (reset by /flush_cache).
+        self.spec = bool(server_args.get("speculative_algorithm"))
+        self.num_draft_tokens = int(server_args.get("speculative_num_draft_tokens") or 4)
+        if self.spec:
+            self.accept_length = cfg.accept_length if cfg.accept_length is not None else 2.0
+        else:
+            self.accept_length = 1.0
+        self.spec_accept_tokens = 0
+        self.spec_forward_ct = 0
         self.last_decode_log = (time.monotonic(), 0)
         interval = int(server_args.get("decode_log_interval", 40))
         self.decode_log_period = max(0.05, interval * max(self.itl, 0.001))

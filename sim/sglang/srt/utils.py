@@ -126,10 +126,64 @@ def prctl(option, arg2):
 
 
 def set_process_title(title):
-    """Name the process as SGLang's setproctitle does. The kernel keeps only
-    15 bytes of comm, so ``sglang::scheduler_TP0`` reads ``sglang::schedul``
-    in /proc/PID/comm, exactly as it does under real SGLang."""
-    prctl(PR_SET_NAME, ctypes.c_char_p(title.encode()[:15]))
+    """Title the process as SGLang does, with the setproctitle package
+    (srt/managers/scheduler.py, detokenizer_manager.py) when it is
+    importable. setproctitle rewrites the argv area, so /proc/PID/cmdline
+    reads the title; without SPT_NOENV in the environment it also takes
+    over the environ area that follows it, so /proc/PID/environ reads
+    back as NUL bytes (the process's os.environ is unaffected). It also
+    sets comm, where the kernel keeps 15 bytes: ``sglang::schedul``.
+
+    Without the package (it is a hard dependency of SGLang; Debian ships
+    python3-setproctitle) only comm is set, with prctl(PR_SET_NAME).
+    Returns "setproctitle" or "prctl"."""
+    try:
+        import setproctitle
+    except ImportError:
+        prctl(PR_SET_NAME, ctypes.c_char_p(title.encode()[:15]))
+        return "prctl"
+    setproctitle.setproctitle(title)
+    return "setproctitle"
+
+
+def scheduler_prefix(tp_rank, pp_rank, sizes, dp_rank=None):
+    """The log prefix and title suffix of a scheduler, as SGLang's
+    configure_scheduler_process builds them (srt/managers/scheduler.py):
+    " DP{d}" when data parallel, then " PP{p}", " ATTN_CP{c}", " MOE_DP{m}",
+    " TP{t}", " EP{e}", each only when its size is above 1. At tp 1 (and
+    nothing else) the prefix is empty and the title plain
+    ``sglang::scheduler``. The ranks are derived from the TP rank as
+    engine.py's _compute_parallelism_ranks does (no DP attention)."""
+    tp = max(1, sizes.get("tp", 1))
+    attn_cp = max(1, sizes.get("attn_cp", 1))
+    moe_dp = max(1, sizes.get("moe_dp", 1))
+    ep = max(1, sizes.get("ep", 1))
+    attn_tp = max(1, tp // attn_cp)
+    attn_cp_rank = (tp_rank // attn_tp) % attn_cp
+    per_moe_dp = max(1, tp // moe_dp)
+    moe_dp_rank = tp_rank // per_moe_dp
+    moe_ep_rank = tp_rank % per_moe_dp // max(1, per_moe_dp // ep)
+    prefix = ""
+    if dp_rank is not None:
+        prefix += f" DP{dp_rank}"
+    if sizes.get("pp", 1) > 1:
+        prefix += f" PP{pp_rank}"
+    if attn_cp > 1:
+        prefix += f" ATTN_CP{attn_cp_rank}"
+    if moe_dp > 1:
+        prefix += f" MOE_DP{moe_dp_rank}"
+    if tp > 1:
+        prefix += f" TP{tp_rank}"
+    if ep > 1:
+        prefix += f" EP{moe_ep_rank}"
+    return prefix, "sglang::scheduler" + prefix.replace(" ", "_")
+
+
+def last_resort_warning(msg):
+    """A module logger's warning before logging is configured: Python's
+    last-resort handler prints the bare message to stderr."""
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
 
 
 def kill_itself_when_parent_died(expected_parent):
@@ -247,9 +301,14 @@ def descendants(pid):
 def kill_process_tree(parent_pid, include_parent=True, skip_pids=()):
     """SIGKILL every descendant of parent_pid, then parent_pid itself.
 
-    Like SGLang's kill_process_tree, a process killing its own tree ends by
-    SIGKILLing itself, so its exit status reads "killed by signal 9".
+    Like SGLang's kill_process_tree (srt/utils/common.py), it logs the call
+    first, and a process killing its own tree ends by SIGKILLing itself, so
+    its exit status reads "killed by signal 9".
     """
+    logger.info(
+        f"kill_process_tree called: parent_pid={parent_pid}, "
+        f"include_parent={include_parent}, pid={os.getpid()}"
+    )
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for pid in descendants(parent_pid):
         if pid in skip_pids:

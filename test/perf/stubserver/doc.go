@@ -5,6 +5,10 @@
 //
 //	go run ./test/perf/stubserver -ttft 50ms -itl 10ms
 //
+// -hostile MODE answers every generation request the way a hostile or
+// broken server would (loadgentest.HostileModes), for test/reliability's
+// memory bounds.
+//
 // It is a benchmark tool, not part of sglaunch, and no stand-in for
 // SGLang's life cycle: no load phases, no health gate.
 package main

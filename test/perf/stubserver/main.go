@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
 )
@@ -14,6 +15,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	ttft := flag.Duration("ttft", 0, "time to first token")
 	itl := flag.Duration("itl", 0, "time between tokens")
+	hostile := flag.String("hostile", "", "answer every generation request in this hostile mode ("+strings.Join(loadgentest.HostileModes, ", ")+")")
 	flag.Parse()
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -21,7 +23,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("http://%s\n", l.Addr())
-	srv := &http.Server{Handler: &loadgentest.Server{TTFT: *ttft, ITL: *itl}}
+	srv := &http.Server{Handler: &loadgentest.Server{TTFT: *ttft, ITL: *itl, Hostile: *hostile}}
 	if err := srv.Serve(l); err != nil {
 		fmt.Fprintln(os.Stderr, "stubserver:", err)
 		os.Exit(1)

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/runstate"
+	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/status"
+)
+
+func statusCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the running sglaunch launches: phase, load, liveness, restarts, the benchmark they reproduce",
+		Description: "Reads the runtime state of each launch on this host, and the launch's status endpoint when it has one\n" +
+			"(--status-addr): the phase while loading, the ETA, the probes, restarts and the last exit come only\n" +
+			"from there. --url reads a status endpoint anywhere. Exit status 0 when a launch was found, 2 when none.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Usage: "only the launch of profile `NAME` (default: every launch)"},
+			&cli.StringFlag{Name: "url", Usage: "read the status endpoint at `URL` (http://HOST:PORT) instead of the runtime state"},
+			&cli.BoolFlag{Name: "json", Usage: "print /status's JSON: one object with --profile or --url, else a list"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return inputerr.Errorf("status: unexpected argument %q; use --profile NAME", c.Args().First())
+			}
+			if c.IsSet("url") && c.IsSet("profile") {
+				return inputerr.Errorf("give --profile or --url, not both")
+			}
+			snaps, err := e.statusSnapshots(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if c.IsSet("url") || c.IsSet("profile") {
+					return writeJSON(e.stdout, snaps[0])
+				}
+				return writeJSON(e.stdout, snaps)
+			}
+			for i, s := range snaps {
+				if i > 0 {
+					fmt.Fprintln(e.stdout)
+				}
+				if err := status.Render(e.stdout, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// statusSnapshots gathers what is known of the launches asked about,
+// newest launch of a profile first. Nothing found is an input error
+// (exit 2), as verify's "nothing to check" is.
+func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
+	if u := c.String("url"); u != "" {
+		snap, err := status.Fetch(c.Context, u)
+		if err != nil {
+			return nil, inputerr.Wrap(err)
+		}
+		return []*status.Snapshot{snap}, nil
+	}
+	s, err := e.settings(c)
+	if err != nil {
+		return nil, err
+	}
+	dir := statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
+	states, err := runstate.List(dir)
+	if err != nil {
+		return nil, err
+	}
+	want := c.String("profile")
+	if strings.ContainsRune(want, '/') || strings.HasSuffix(want, ".yaml") {
+		p, err := e.finder(s).Load(want)
+		if err != nil {
+			return nil, err
+		}
+		want = p.Name
+	}
+	var out []*status.Snapshot
+	for _, st := range states {
+		if want != "" && st.Profile != want {
+			continue
+		}
+		snap := status.FromRunState(st)
+		if st.StatusURL != "" && !st.Stale {
+			if live, err := status.Fetch(c.Context, st.StatusURL); err == nil {
+				snap = live
+			} else {
+				snap.Why = strings.TrimSpace(snap.Why + "; " + err.Error())
+			}
+		}
+		out = append(out, snap)
+	}
+	if len(out) == 0 {
+		if want != "" {
+			return nil, inputerr.Errorf("no launch of profile %s is running on this host (no runtime state in %s)", want, dir)
+		}
+		return nil, inputerr.Errorf("no sglaunch launch is running on this host (no runtime state in %s)", dir)
+	}
+	// The newest launch of a profile first: --profile shows the current one.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Profile != out[j].Profile {
+			return out[i].Profile < out[j].Profile
+		}
+		return out[i].Load.StartedAt.After(out[j].Load.StartedAt)
+	})
+	return out, nil
+}

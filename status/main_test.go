@@ -1,0 +1,3 @@
+package status
+
+import _ "github.com/sglaunch/sglaunch/internal/testkit" // -update
