@@ -48,6 +48,17 @@ type MetricDelta struct {
 	// DeltaPct is (B - A) / |A| in percent; HasDelta is false when A is 0.
 	DeltaPct float64 `json:"delta_pct"`
 	HasDelta bool    `json:"has_delta"`
+	// RoundsA and RoundsB are how many rounds each side's level ran.
+	RoundsA int `json:"rounds_a,omitempty"`
+	RoundsB int `json:"rounds_b,omitempty"`
+	// With two rounds or more on each side: a 95 % interval of the
+	// difference of the rounds' means, in percent of A's mean (Welch's
+	// t), the confidence that the means differ (1 - p), and the verdict:
+	// faster or slower (B against A, by the metric's better direction)
+	// when the interval excludes 0, else within noise.
+	IntervalPct *[2]float64 `json:"interval_pct,omitempty"`
+	Confidence  float64     `json:"confidence,omitempty"`
+	Verdict     string      `json:"verdict,omitempty"`
 }
 
 // Compare compares record b against record a.
@@ -130,7 +141,9 @@ func metricDeltas(a, b *Record) []MetricDelta {
 				va, oka := levelMetric(la, k)
 				vb, okb := levelMetric(lb, k)
 				if oka && okb {
-					out = append(out, delta(wa.Workload.Name, la.Level.String(), k, va, vb))
+					d := delta(wa.Workload.Name, la.Level.String(), k, va, vb)
+					judge(&d, roundValues(la, k), roundValues(lb, k))
+					out = append(out, d)
 				}
 			}
 		}
@@ -203,8 +216,13 @@ func WriteComparison(w io.Writer, c Comparison, all bool) error {
 		fmt.Fprintln(w, "no workload and level ran in both records")
 		return nil
 	}
+	judged := slices.ContainsFunc(c.Metrics, func(m MetricDelta) bool { return m.IntervalPct != nil })
 	t := &table{left: 3}
-	t.add("workload", "level", "metric", "A", "B", "delta")
+	head := []string{"workload", "level", "metric", "A", "B", "delta"}
+	if judged {
+		head = append(head, "95% interval", "verdict")
+	}
+	t.add(head...)
 	for _, m := range c.Metrics {
 		if !all && !slices.Contains(KeyMetrics, m.Metric) {
 			continue
@@ -213,9 +231,19 @@ func WriteComparison(w io.Writer, c Comparison, all bool) error {
 		if m.HasDelta {
 			d = fmt.Sprintf("%+.1f%%", m.DeltaPct)
 		}
-		t.add(m.Workload, m.Level, m.Metric, formatValue(m.A), formatValue(m.B), d)
+		row := []string{m.Workload, m.Level, m.Metric, formatValue(m.A), formatValue(m.B), d}
+		if judged {
+			row = append(row, intervalText(m), verdictText(m))
+		}
+		t.add(row...)
 	}
-	return t.write(w)
+	if err := t.write(w); err != nil {
+		return err
+	}
+	if judged {
+		fmt.Fprintln(w, "\nintervals and verdicts come from the rounds of each level (Welch's t-test, 95 %); a level of one round has none")
+	}
+	return nil
 }
 
 func side(v string, present bool, kind string) string {

@@ -25,7 +25,7 @@ var reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 // Keys a workload mapping may hold.
 var (
 	commonKeys   = []string{"name", "description"}
-	loadKeys     = []string{"api", "input_len", "output_len", "concurrency", "request_rate", "max_concurrency", "requests", "rounds", "duration", "warmup", "seed", "request_timeout"}
+	loadKeys     = []string{"api", "input_len", "output_len", "concurrency", "request_rate", "max_concurrency", "requests", "rounds", "duration", "warmup", "seed", "request_timeout", "dataset", "slo", "flush_cache"}
 	commandKeys  = []string{"command", "timeout"}
 	workloadKeys = slices.Concat(commonKeys, loadKeys, commandKeys)
 )
@@ -219,7 +219,7 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 		case "requests":
 			w.Requests, err = d.integer(m.Value, key, 1, MaxRequests)
 		case "rounds":
-			w.Rounds, err = d.integer(m.Value, key, 1, MaxRequests)
+			w.Rounds, err = d.integer(m.Value, key, 1, maxRounds)
 		case "duration":
 			var v time.Duration
 			v, err = d.duration(m.Value, key, false, MaxDuration)
@@ -234,6 +234,14 @@ func (d *decoder) workload(n ast.Node, path, defName string) (Workload, error) {
 			var v time.Duration
 			v, err = d.duration(m.Value, key, true, MaxDuration)
 			w.RequestTimeout = Duration(v)
+		case "dataset":
+			w.Dataset, err = d.dataset(m, path, has)
+		case "slo":
+			w.SLO, err = d.slo(m, key)
+		case "flush_cache":
+			var b bool
+			b, err = d.boolean(m.Value, key)
+			w.FlushCache = &b
 		case "command":
 			w.Command, w.Shell, err = d.command(m.Value, key)
 		case "timeout":
@@ -274,21 +282,36 @@ func (d *decoder) checkSize(w Workload, has map[string]yamlnode.Entry, path stri
 		e := at("input_len", "concurrency", "max_concurrency")
 		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d streams of %d input tokens are %d tokens in flight; at most %d", streams, w.InputLen, n, int64(MaxTokensPerLevel))
 	}
-	requests := w.Requests
-	if w.Rounds > 0 {
-		requests = w.Rounds * streams
-	}
-	for _, r := range w.RequestRate {
-		if n := r * time.Duration(w.Duration).Seconds(); n > MaxRequests {
-			e := at("duration", "request_rate")
-			return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%g requests/s for %v are %.0f requests in a level; at most %d", r, time.Duration(w.Duration), n, MaxRequests)
+	// A level is its rounds (as normalize will fill them in), each of
+	// Requests requests, or requests started for Duration, or one wave
+	// of the streams; every round's samples are kept.
+	rounds := w.Rounds
+	if rounds == 0 {
+		rounds = 1
+		if w.Requests == 0 && w.Duration == 0 {
+			rounds = DefaultRounds
 		}
 	}
-	if requests > MaxRequests {
-		e := at("rounds", "concurrency")
-		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d rounds of %d streams are %d requests in a level; at most %d", w.Rounds, streams, requests, MaxRequests)
+	perRound, what := w.Requests, "requests"
+	if perRound == 0 && w.Duration == 0 {
+		perRound, what = streams, "streams"
 	}
-	if n := int64(requests) * int64(w.OutputLen); n > MaxTokensPerLevel {
+	for _, r := range w.RequestRate {
+		if n := r * time.Duration(w.Duration).Seconds() * float64(rounds); n > MaxRequests {
+			e := at("duration", "request_rate", "rounds")
+			span := time.Duration(w.Duration).String()
+			if rounds > 1 {
+				span = fmt.Sprintf("%s x %d rounds", span, rounds)
+			}
+			return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%g requests/s for %s are %.0f requests in a level; at most %d", r, span, n, MaxRequests)
+		}
+	}
+	requests := int64(rounds) * int64(perRound)
+	if requests > MaxRequests {
+		e := at("rounds", "requests", "concurrency", "max_concurrency")
+		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d rounds of %d %s are %d requests in a level; at most %d", rounds, perRound, what, requests, MaxRequests)
+	}
+	if n := requests * int64(w.OutputLen); n > MaxTokensPerLevel {
 		e := at("output_len", "requests", "rounds")
 		return yamlnode.Errorf(e.Pos, yamlnode.Join(path, e.Key), "%d requests of %d output tokens are %d tokens in a level; at most %d", requests, w.OutputLen, n, int64(MaxTokensPerLevel))
 	}
@@ -310,20 +333,24 @@ func (d *decoder) checkLoad(has map[string]yamlnode.Entry, path string) error {
 			return at("max_concurrency", "max_concurrency caps an open loop; it needs request_rate (for a closed loop, concurrency is the stream count)")
 		}
 	}
-	var counts []string
-	for _, k := range []string{"requests", "rounds", "duration"} {
-		if _, ok := has[k]; ok {
-			counts = append(counts, k)
+	_, reqs := has["requests"]
+	_, dur := has["duration"]
+	if reqs && dur {
+		return at("duration", "give requests or duration per round, not requests and duration")
+	}
+	if rate && !reqs && !dur {
+		if _, ok := has["rounds"]; !ok {
+			return at("request_rate", "an open loop needs requests or duration per round")
 		}
 	}
-	if len(counts) > 1 {
-		return at(counts[1], "give one of requests, rounds or duration per level, not %s", strings.Join(counts, " and "))
-	}
-	if _, ok := has["rounds"]; ok && rate {
-		return at("rounds", "rounds (requests = rounds x concurrency) is for a closed loop; with request_rate give requests or duration")
+	if _, ok := has["rounds"]; ok && rate && !reqs && !dur {
+		return at("rounds", "a round of an open loop needs requests or duration (only a closed loop's round can be one wave of its concurrency)")
 	}
 	return nil
 }
+
+// maxRounds bounds rounds: each round is kept in the record.
+const maxRounds = 1000
 
 // normalize fills what a decoded load workload leaves implied.
 func normalize(w Workload) Workload {
@@ -335,6 +362,9 @@ func normalize(w Workload) Workload {
 	}
 	if w.Requests == 0 && w.Rounds == 0 && w.Duration == 0 {
 		w.Rounds = DefaultRounds
+	}
+	if w.Dataset != nil && w.Dataset.Name != DatasetRandom {
+		w.InputLen = 0 // the dataset's prompts have their own
 	}
 	return w
 }

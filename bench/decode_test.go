@@ -85,8 +85,24 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"unknown api", "- name: a\n  api: grpc\n", `w.yaml:2:8: [0].api: want generate (SGLang's native /generate) or chat (/v1/chat/completions), got "grpc"`},
 		{"closed and open loop at once", "- name: a\n  concurrency: 1\n  request_rate: 2\n", "w.yaml:3:3: [0].request_rate: give concurrency (closed loop) or request_rate (open loop), not both"},
 		{"a cap without a rate", "- name: a\n  max_concurrency: 8\n", "[0].max_concurrency: max_concurrency caps an open loop"},
-		{"two counts", "- name: a\n  requests: 4\n  duration: 1m\n", "w.yaml:3:3: [0].duration: give one of requests, rounds or duration per level, not requests and duration"},
-		{"rounds in an open loop", "- name: a\n  request_rate: 2\n  rounds: 2\n", "[0].rounds: rounds (requests = rounds x concurrency) is for a closed loop"},
+		{"two counts", "- name: a\n  requests: 4\n  duration: 1m\n", "w.yaml:3:3: [0].duration: give requests or duration per round, not requests and duration"},
+		{"rounds alone in an open loop", "- name: a\n  request_rate: 2\n  rounds: 2\n", "[0].rounds: a round of an open loop needs requests or duration"},
+		{"an open loop without a count", "- name: a\n  request_rate: 2\n", "w.yaml:2:3: [0].request_rate: an open loop needs requests or duration per round"},
+		{"too many rounds", "- name: a\n  rounds: 5000\n", "w.yaml:2:11: [0].rounds: want at most 1000, got 5000"},
+		{"an unknown dataset", "- name: a\n  dataset: {name: sharegtp}\n", `w.yaml:2:19: [0].dataset.name: unknown dataset "sharegtp"; want one of random, sharegpt, generated-shared-prefix, jsonl`},
+		{"a dataset without a name", "- name: a\n  dataset: {range_ratio: 0.5}\n", "w.yaml:2:3: [0].dataset: a dataset needs a name"},
+		{"a key of another dataset", "- name: a\n  dataset: {name: random, path: x}\n", `w.yaml:2:27: [0].dataset.path: a random dataset takes only name, range_ratio; path is for sharegpt and jsonl`},
+		{"a ratio over 1", "- name: a\n  dataset: {name: random, range_ratio: 1.5}\n", `w.yaml:2:40: [0].dataset.range_ratio: want a ratio from 0 to 1`},
+		{"a dataset file missing", "- name: a\n  dataset: {name: sharegpt, path: nope.json}\n", `[0].dataset.path: dataset file `},
+		{"sharegpt without a path", "- name: a\n  dataset: {name: sharegpt}\n", `[0].dataset: a sharegpt dataset needs path`},
+		{"gsp incomplete", "- name: a\n  dataset: {name: generated-shared-prefix, num_groups: 2}\n", `[0].dataset: a generated-shared-prefix dataset needs prompts_per_group, system_prompt_len and question_len`},
+		{"gsp too large", "- name: a\n  dataset: {name: generated-shared-prefix, num_groups: 4096, prompts_per_group: 64, system_prompt_len: 10, question_len: 10}\n", `is 262144 prompts; the most is 65536`},
+		{"input_len with own prompts", "- name: a\n  input_len: 8\n  dataset: {name: generated-shared-prefix, num_groups: 1, prompts_per_group: 1, system_prompt_len: 1, question_len: 1}\n", `w.yaml:2:3: [0].input_len: a generated-shared-prefix dataset brings its own prompts`},
+		{"an empty slo", "- name: a\n  slo: {}\n", "[0].slo: give at least one of ttft_ms, tpot_ms, e2e_latency_ms"},
+		{"a bad slo", "- name: a\n  slo: {ttft_ms: fast}\n", `w.yaml:2:18: [0].slo.ttft_ms: want a bound in milliseconds above 0`},
+		{"an unknown slo", "- name: a\n  slo: {itl_ms: 5}\n", `[0].slo.itl_ms: unknown key`},
+		{"flush_cache not a bool", "- name: a\n  flush_cache: no-thanks\n", `w.yaml:2:16: [0].flush_cache: want true or false, got "no-thanks"`},
+		{"a dataset on a command", "- name: a\n  command: x\n  dataset: {name: random}\n", "[0].dataset: a command workload takes only"},
 		{"a zero rate", "- name: a\n  request_rate: 0\n", `w.yaml:2:17: [0].request_rate: want a request rate above 0`},
 		{"a bad duration", "- name: a\n  duration: 10\n", `w.yaml:2:13: [0].duration: want a duration above 0 like 30s`},
 		{"no name", "- concurrency: 1\n", "w.yaml:1:3: [0]: a workload needs a name"},
@@ -258,7 +274,10 @@ func TestBuiltins(t *testing.T) {
 	if !ok || !reflect.DeepEqual(s.Concurrency, []int{1, 8, 32, 128}) {
 		t.Errorf("sweep: got %+v, want concurrency 1, 8, 32, 128", s)
 	}
-	if got := s.Load(loadgen.Level{Concurrency: 32}, "m").Requests; got != 32*DefaultRounds {
-		t.Errorf("sweep at 32: got %d requests, want %d", got, 32*DefaultRounds)
+	if got := s.Load(loadgen.Level{Concurrency: 32}, "m").Requests; got != 32 || s.RoundCount() != DefaultRounds {
+		t.Errorf("sweep at 32: got %d requests a round, %d rounds; want one wave of 32, %d rounds", got, s.RoundCount(), DefaultRounds)
+	}
+	if d.RoundCount() != 5 || d.Load(loadgen.Level{Concurrency: 1}, "m").Requests != 1 {
+		t.Errorf("decode-1: got %d rounds of %d, want 5 rounds of one request", d.RoundCount(), d.Load(loadgen.Level{Concurrency: 1}, "m").Requests)
 	}
 }

@@ -232,6 +232,7 @@ func readResult(path string) (json.RawMessage, map[string]float64) {
 	if len(data) == 0 {
 		return nil, nil
 	}
+	data = quoteNonFinite(data)
 	if len(data) <= resultKeep && json.Valid(data) {
 		return json.RawMessage(data), numbers(data)
 	}
@@ -257,6 +258,57 @@ func readResult(path string) (json.RawMessage, map[string]float64) {
 	}
 	raw, _ := json.Marshal(text)
 	return raw, nil
+}
+
+// quoteNonFinite makes JSON of the text Python's json module writes for
+// the floats JSON has no words for: the bare NaN, Infinity and -Infinity
+// (bench_serving's default request rate is inf, written "request_rate":
+// Infinity) become the strings "NaN", "Infinity" and "-Infinity", so the
+// file is kept as JSON and its finite numbers become metrics. Text inside
+// strings is left alone.
+func quoteNonFinite(data []byte) []byte {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch c {
+			case '\\':
+				if i+1 < len(data) {
+					i++
+					out = append(out, data[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		word := ""
+		for _, w := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(data[i:], []byte(w)) {
+				word = w
+				break
+			}
+		}
+		if word == "" {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, '"')
+		out = append(out, word...)
+		out = append(out, '"')
+		i += len(word) - 1
+	}
+	return out
 }
 
 // numbers returns the numeric top-level fields of a JSON object, or of

@@ -176,3 +176,33 @@ func waitGone(t *testing.T, pidFile, what string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestReadResultNonFinite pins issue 13's interop defect: bench_serving
+// writes its default infinite request rate as the bare word Infinity,
+// which is not JSON, so the result was kept as one string and no metric
+// was read.
+func TestReadResultNonFinite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "result.jsonl")
+	line1 := `{"backend": "sglang", "request_rate": Infinity, "max_concurrency": 8, "completed": 10, "median_ttft_ms": 101.5, "accept_length": NaN, "tag": "NaN in a string", "note": "say \"Infinity\""}`
+	line2 := `{"request_rate": -Infinity, "completed": 12, "mean_itl_ms": 10.25}`
+	if err := os.WriteFile(path, []byte(line1+"\n"+line2+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, metrics := readResult(path)
+	var items []map[string]any
+	if err := json.Unmarshal(raw, &items); err != nil || len(items) != 2 {
+		t.Fatalf("result %s: %v, want a list of two objects", raw, err)
+	}
+	if items[0]["request_rate"] != "Infinity" || items[0]["accept_length"] != "NaN" || items[1]["request_rate"] != "-Infinity" {
+		t.Errorf("non-finite values: got %v, %v, %v", items[0]["request_rate"], items[0]["accept_length"], items[1]["request_rate"])
+	}
+	if items[0]["tag"] != "NaN in a string" || items[0]["note"] != `say "Infinity"` {
+		t.Errorf("strings changed: %v / %v", items[0]["tag"], items[0]["note"])
+	}
+	if metrics["completed"] != 12 || metrics["mean_itl_ms"] != 10.25 {
+		t.Errorf("metrics of the last line: got %v", metrics)
+	}
+	if _, ok := metrics["request_rate"]; ok {
+		t.Errorf("a non-finite rate became a metric: %v", metrics)
+	}
+}

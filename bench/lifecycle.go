@@ -73,6 +73,8 @@ type RunSpec struct {
 	KeepRunning bool
 	// ServerOutput also shows the server's output on Progress.
 	ServerOutput bool
+	// Details writes one line per request into a file beside the record.
+	Details bool
 	// Progress receives the generator's progress and command output.
 	Progress io.Writer
 	// Report prints the results once they are final (or, with
@@ -304,7 +306,11 @@ func (r *run) withCause(err error) error {
 }
 
 func (r *run) runner(t Target) *Runner {
-	return &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress, Checkpoint: r.checkpoint}
+	rn := &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress, Checkpoint: r.checkpoint}
+	if r.spec.Details {
+		rn.DetailsPath = r.spec.Store.DetailsPath(r.rec)
+	}
+	return rn
 }
 
 // checkpoint saves the record of the run in progress (status

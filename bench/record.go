@@ -69,6 +69,30 @@ type Record struct {
 	Host     Host             `json:"host"`
 	Server   *ServerStart     `json:"server,omitempty"`
 	Results  []WorkloadResult `json:"workloads"`
+
+	// Speculative holds the server's speculative-decoding settings (its
+	// speculative_* fields in /server_info), when it runs an algorithm.
+	Speculative map[string]any `json:"speculative,omitempty"`
+	// Definitions say how the metrics were measured.
+	Definitions map[string]string `json:"definitions,omitempty"`
+	// Details names the file of per-request lines (bench --details),
+	// beside the record.
+	Details string `json:"details,omitempty"`
+
+	// file is where the record was loaded from.
+	file string
+}
+
+// Definitions of the metrics, kept in every record so that its numbers
+// say what they mean.
+var metricDefinitions = map[string]string{
+	"ttft_ms":         "time from sending the request to the first chunk that carries text",
+	"itl_ms":          "per token: each chunk's gap after the previous one divided evenly among the tokens it added, as bench_serving splits it (a chunk of several tokens, as under speculative decoding, gives several equal samples); token counts from meta_info.completion_tokens, or chat usage on every chunk (continuous_usage_stats)",
+	"chunk_gap_ms":    "per chunk: the gap between two chunks that added tokens, whatever their number",
+	"tpot_ms":         "(e2e latency - TTFT) / (output tokens - 1), per request",
+	"e2e_latency_ms":  "time from sending the request to the end of its stream",
+	"request_goodput": "completed requests per second that met the workload's slo (every bound given), as vllm bench serve counts them",
+	"accept_length":   "the server's avg_spec_accept_length (internal_states[0] of /server_info), read after each round; since the /flush_cache that starts the round unless flush_cache is false",
 }
 
 // Observed is what was seen of a server sglaunch did not start.
@@ -107,19 +131,35 @@ type WorkloadResult struct {
 }
 
 // LevelRecord is one level's result and what the server said after it.
+// With rounds, the metrics pool every round's requests and Rounds keeps
+// each round's own.
 type LevelRecord struct {
 	loadgen.LevelResult
 	// Status is ok when every request completed, partial when some
 	// failed (Errors says how).
 	Status string `json:"status"`
 	// AcceptLength is the server's avg_spec_accept_length (speculative
-	// decoding) read from /server_info after the level; 0 when absent.
+	// decoding) read from /server_info after each round: the mean of the
+	// rounds' (each since its /flush_cache), or the last reading when the
+	// cache was not flushed; 0 when absent.
 	AcceptLength float64 `json:"accept_length,omitempty"`
+	// FlushError says why a round's /flush_cache failed; the accept length
+	// then counts from an earlier flush or the server's start.
+	FlushError string        `json:"flush_error,omitempty"`
+	Rounds     []RoundRecord `json:"rounds,omitempty"`
+}
+
+// RoundRecord is one round of a level run more than once.
+type RoundRecord struct {
+	Started      time.Time       `json:"started"`
+	Ended        time.Time       `json:"ended"`
+	Metrics      loadgen.Metrics `json:"metrics"`
+	AcceptLength float64         `json:"accept_length,omitempty"`
 }
 
 // NewRecord starts a record.
 func NewRecord(started time.Time) *Record {
-	return &Record{Schema: RecordSchema, ID: newID(), Status: StatusFailed, Started: started.UTC()}
+	return &Record{Schema: RecordSchema, ID: newID(), Status: StatusFailed, Started: started.UTC(), Definitions: metricDefinitions}
 }
 
 // newID returns 8 random hex digits.

@@ -43,18 +43,41 @@ func writeWorkload(w io.Writer, res WorkloadResult) {
 	if len(res.Levels) == 0 {
 		return
 	}
+	// Columns only some runs have: the chunk gap when chunks carry several
+	// tokens (speculative decoding), goodput with an SLO.
+	gaps := slices.ContainsFunc(res.Levels, func(l LevelRecord) bool {
+		return l.Metrics.ChunkGap.Median > l.Metrics.ITL.Median*1.01
+	})
+	goodput := slices.ContainsFunc(res.Levels, func(l LevelRecord) bool { return l.Metrics.HasGoodput })
 	t := &table{indent: "  "}
-	t.add("level", "ok", "failed", "req/s", "out tok/s", "TTFT ms med", "p99", "ITL ms med", "p99", "TPOT ms med", "E2E ms med", "decode tok/s", "accept")
+	head := []string{"level", "ok", "failed", "req/s", "out tok/s", "TTFT ms med", "p99", "ITL ms med", "p99", "TPOT ms med", "E2E ms med", "decode tok/s", "accept"}
+	if gaps {
+		head = append(head, "chunk gap ms med")
+	}
+	if goodput {
+		head = append(head, "goodput req/s")
+	}
+	t.add(head...)
 	for _, l := range res.Levels {
 		m := l.Metrics
-		t.add(l.Level.String(), fmt.Sprint(m.Completed), fmt.Sprint(m.Failed), f2(m.RequestThroughput), f1(m.OutputThroughput),
+		row := []string{l.Level.String(), fmt.Sprint(m.Completed), fmt.Sprint(m.Failed), f2(m.RequestThroughput), f1(m.OutputThroughput),
 			f1(m.TTFT.Median), f1(m.TTFT.P99), f2(m.ITL.Median), f2(m.ITL.P99), f2(m.TPOT.Median), fmt.Sprintf("%.0f", m.E2E.Median),
-			optional(m.DecodeRate, "%.1f"), optional(l.AcceptLength, "%.2f"))
+			optional(m.DecodeRate, "%.1f"), optional(l.AcceptLength, "%.2f")}
+		if gaps {
+			row = append(row, f2(m.ChunkGap.Median))
+		}
+		if goodput {
+			row = append(row, f2(m.RequestGoodput))
+		}
+		t.add(row...)
 	}
 	t.write(w)
 	for _, l := range res.Levels {
 		for _, e := range l.Errors {
 			fmt.Fprintf(w, "  %s: %d x %s\n", l.Level, e.Count, e.Message)
+		}
+		if l.FlushError != "" {
+			fmt.Fprintf(w, "  %s: /flush_cache failed: %s\n", l.Level, l.FlushError)
 		}
 	}
 }
@@ -240,6 +263,16 @@ func WriteShow(w io.Writer, r *Record) error {
 	}
 	if len(r.Argv) > 0 {
 		fmt.Fprintf(tw, "command\t%s\n", strings.Join(r.Argv, " "))
+	}
+	if len(r.Speculative) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(r.Speculative)) {
+			kv = append(kv, fmt.Sprintf("%s=%v", strings.TrimPrefix(k, "speculative_"), r.Speculative[k]))
+		}
+		fmt.Fprintf(tw, "speculative\t%s\n", strings.Join(kv, " "))
+	}
+	if r.Details != "" {
+		fmt.Fprintf(tw, "details\t%s (one line per request, beside the record)\n", r.Details)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -38,10 +39,15 @@ type Runner struct {
 	Progress io.Writer
 	// Output receives command workloads' output as it comes.
 	Output io.Writer
+	// DetailsPath, when set, receives one JSON line per measured request
+	// (bench --details); the record names it.
+	DetailsPath string
 	// Checkpoint, when set, is called as each workload starts and ends
 	// and after each level, with the record as it stands (the bench life cycle saves
 	// it, so that a killed run keeps what completed).
 	Checkpoint func()
+
+	details *detailsFile
 }
 
 // checkTimeout bounds the reachability probe: above SGLang's 20 s health
@@ -78,6 +84,15 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	model, _ := client.Model(mctx) // only chat requests and templates need it
 	cancel()
+	rec.Speculative = speculativeSettings(ctx, client)
+	if r.DetailsPath != "" {
+		d, err := openDetails(r.DetailsPath)
+		if err != nil {
+			return err
+		}
+		r.details, rec.Details = d, filepath.Base(r.DetailsPath)
+		defer d.close()
+	}
 
 	for i, w := range workloads {
 		// The result is in the record from the start, so that every
@@ -128,24 +143,11 @@ func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model stri
 		p.Prefix = w.Name
 		prog = p
 	}
+	if err := w.prepare(); err != nil {
+		return err
+	}
 	for _, lvl := range w.Levels() {
-		// The level goes into the record, and the record to disk, before
-		// the progress line says it is done: whatever a kill -9 cuts
-		// short, a level reported done is kept.
-		obs := &recordLevel{next: prog, done: func(lr loadgen.LevelResult) {
-			res.Levels = append(res.Levels, LevelRecord{LevelResult: lr, Status: levelStatus(lr, nil)})
-			r.checkpoint()
-		}}
-		lr, err := client.Run(ctx, w.Load(lvl, model), lvl, obs)
-		if obs.ended {
-			l := &res.Levels[len(res.Levels)-1]
-			l.LevelResult, l.Status = lr, levelStatus(lr, err)
-			if err == nil {
-				l.AcceptLength = acceptLength(ctx, client)
-			}
-			r.checkpoint()
-		}
-		if err != nil {
+		if err := r.runLevel(ctx, client, model, w, lvl, prog, res); err != nil {
 			return fmt.Errorf("%s: %w", lvl, err)
 		}
 	}

@@ -65,6 +65,12 @@ func (s *Store) LogPath(r *Record) string {
 	return strings.TrimSuffix(s.Path(r), ".json") + ".server.log"
 }
 
+// DetailsPath is where bench --details writes r's per-request lines,
+// beside the record.
+func (s *Store) DetailsPath(r *Record) string {
+	return strings.TrimSuffix(s.Path(r), ".json") + ".details.jsonl"
+}
+
 // Save writes r atomically (a temporary file renamed into place) and
 // returns its path. A record holds the server's command line and output,
 // so it is 0600 in a 0700 directory (FileMode, DirMode).
@@ -220,5 +226,6 @@ func Load(path string) (*Record, error) {
 	if r.Schema > RecordSchema {
 		return nil, fmt.Errorf("record file %s: format %d is newer than this sglaunch reads (%d); upgrade sglaunch", path, r.Schema, RecordSchema)
 	}
+	r.file = path
 	return &r, nil
 }

@@ -43,14 +43,26 @@ type Workload struct {
 	// MaxConcurrency caps the requests in flight (0: no cap).
 	RequestRate    []float64 `json:"request_rate,omitempty"`
 	MaxConcurrency int       `json:"max_concurrency,omitempty"`
-	// Per level: Requests measured requests, Rounds times the
-	// concurrency, or requests started for Duration.
+	// Per round of a level: Requests measured requests, or requests
+	// started for Duration, or (neither, closed loop) one wave of
+	// Concurrency requests. Rounds is how many times each level runs,
+	// each round kept on its own (1 when 0).
 	Requests       int      `json:"requests,omitempty"`
 	Rounds         int      `json:"rounds,omitempty"`
 	Duration       Duration `json:"duration,omitempty"`
 	Warmup         int      `json:"warmup"`
 	Seed           uint64   `json:"seed"`
 	RequestTimeout Duration `json:"request_timeout,omitempty"`
+	// Dataset, when set, is where the prompts come from; without it each
+	// request has InputLen random tokens and OutputLen.
+	Dataset *Dataset `json:"dataset,omitempty"`
+	// SLO adds request_goodput: the rate of requests that met it.
+	SLO *loadgen.SLO `json:"slo,omitempty"`
+	// FlushCache false skips the POST /flush_cache before each round
+	// (nil: flush).
+	FlushCache *bool `json:"flush_cache,omitempty"`
+	// prompts are the dataset's prepared prompts (Prepare).
+	prompts []loadgen.Prompt
 
 	// Command is an external workload: a text/template per argument, or
 	// one shell command line (Shell) run with sh -c.
@@ -95,15 +107,15 @@ func Builtins() []Workload {
 	return []Workload{
 		{
 			Name:        "decode-1",
-			Description: "one stream, 1024 tokens in, 512 out: the single-stream decode rate",
+			Description: "one stream, 1024 tokens in, 512 out, 5 rounds of one request: the single-stream decode rate",
 			Source:      "built-in",
 			API:         loadgen.Generate, InputLen: 1024, OutputLen: 512,
-			Concurrency: []int{1}, Requests: 5,
+			Concurrency: []int{1}, Rounds: 5,
 			Warmup: DefaultWarmup, Seed: DefaultSeed, RequestTimeout: Duration(DefaultRequestTimeout),
 		},
 		{
 			Name:        "sweep",
-			Description: "closed loop at concurrency 1, 8, 32 and 128, 1024 in / 512 out, 4 rounds per level",
+			Description: "closed loop at concurrency 1, 8, 32 and 128, 1024 in / 512 out, 4 rounds of one wave per level",
 			Source:      "built-in",
 			API:         loadgen.Generate, InputLen: 1024, OutputLen: 512,
 			Concurrency: []int{1, 8, 32, 128}, Rounds: DefaultRounds,
@@ -137,15 +149,22 @@ func (w Workload) Levels() []loadgen.Level {
 	return out
 }
 
-// Load is the generator's load for one level.
+// RoundCount is how many times each level runs.
+func (w Workload) RoundCount() int { return max(w.Rounds, 1) }
+
+// Flush reports whether each round starts with POST /flush_cache.
+func (w Workload) Flush() bool { return w.FlushCache == nil || *w.FlushCache }
+
+// Load is the generator's load for one round of a level.
 func (w Workload) Load(lvl loadgen.Level, model string) loadgen.Load {
 	l := loadgen.Load{
 		API: w.API, Model: model, InputLen: w.InputLen, OutputLen: w.OutputLen,
 		Requests: w.Requests, Duration: time.Duration(w.Duration),
 		Warmup: w.Warmup, Seed: w.Seed, RequestTimeout: time.Duration(w.RequestTimeout),
+		Prompts: w.prompts, SLO: w.SLO,
 	}
-	if w.Rounds > 0 {
-		l.Requests = w.Rounds * lvl.Concurrency
+	if l.Requests == 0 && l.Duration == 0 {
+		l.Requests = lvl.Concurrency // one wave
 	}
 	return l
 }
@@ -163,12 +182,19 @@ func (w Workload) Summary() string {
 	switch {
 	case w.Requests > 0:
 		per = plural(w.Requests, "request")
-	case w.Rounds > 0:
-		per = plural(w.Rounds, "round")
 	case w.Duration > 0:
 		per = time.Duration(w.Duration).String()
+	case w.Rounds > 0:
+		per = plural(w.Rounds, "round")
 	}
-	return fmt.Sprintf("%s %d in / %d out, %s, %s per level", w.API, w.InputLen, w.OutputLen, strings.Join(levels, " "), per)
+	if w.Rounds > 0 && (w.Requests > 0 || w.Duration > 0) {
+		per = plural(w.Rounds, "round") + " of " + per
+	}
+	shape := fmt.Sprintf("%d in / %d out", w.InputLen, w.OutputLen)
+	if w.Dataset != nil {
+		shape = w.Dataset.Summary(w)
+	}
+	return fmt.Sprintf("%s %s, %s, %s per level", w.API, shape, strings.Join(levels, " "), per)
 }
 
 func plural(n int, what string) string {

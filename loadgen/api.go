@@ -49,9 +49,22 @@ const (
 // metrics use.
 var words = strings.Fields("the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use")
 
-// body builds the request body for one request.
-func body(api API, model string, inputLen, outputLen int, rng *rand.Rand) []byte {
-	b := make([]byte, 0, 64+inputLen*6)
+// Prompt is one request's input: a text, sent as /generate's text or as
+// the chat message, or (Text empty) InputLen random tokens.
+type Prompt struct {
+	Text string
+	// InputLen is the prompt's length in tokens: exact for random
+	// tokens, an estimate for a text (the server's count is what the
+	// metrics use).
+	InputLen  int
+	OutputLen int
+}
+
+// body builds the request body for one request. Chat asks for usage on
+// every chunk (continuous_usage_stats, which SGLang honours), so that a
+// chunk carrying several tokens is counted as such.
+func body(api API, model string, p Prompt, outputLen int, rng *rand.Rand) []byte {
+	b := make([]byte, 0, 64+max(p.InputLen*6, len(p.Text)+len(p.Text)/8))
 	if api == Chat {
 		b = append(b, `{`...)
 		if model != "" {
@@ -60,18 +73,32 @@ func body(api API, model string, inputLen, outputLen int, rng *rand.Rand) []byte
 			b = append(b, m...)
 			b = append(b, ',')
 		}
-		b = append(b, `"messages":[{"role":"user","content":"`...)
-		for range inputLen {
-			b = append(b, ' ')
-			b = append(b, words[rng.IntN(len(words))]...)
+		b = append(b, `"messages":[{"role":"user","content":`...)
+		if p.Text != "" {
+			b = appendJSONString(b, p.Text)
+		} else {
+			b = append(b, '"')
+			for range p.InputLen {
+				b = append(b, ' ')
+				b = append(b, words[rng.IntN(len(words))]...)
+			}
+			b = append(b, '"')
 		}
-		b = append(b, `"}],"max_tokens":`...)
+		b = append(b, `}],"max_tokens":`...)
 		b = strconv.AppendInt(b, int64(outputLen), 10)
-		b = append(b, `,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`...)
+		b = append(b, `,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`...)
+		return b
+	}
+	if p.Text != "" {
+		b = append(b, `{"text":`...)
+		b = appendJSONString(b, p.Text)
+		b = append(b, `,"sampling_params":{"max_new_tokens":`...)
+		b = strconv.AppendInt(b, int64(outputLen), 10)
+		b = append(b, `,"ignore_eos":true,"temperature":0},"stream":true}`...)
 		return b
 	}
 	b = append(b, `{"input_ids":[`...)
-	for i := range inputLen {
+	for i := range p.InputLen {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -83,6 +110,12 @@ func body(api API, model string, inputLen, outputLen int, rng *rand.Rand) []byte
 	return b
 }
 
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
 // stream follows one streamed response and fills its sample.
 type stream struct {
 	s       *Sample
@@ -90,7 +123,10 @@ type stream struct {
 	last    time.Time // arrival of the last chunk that added tokens
 	prev    int       // output tokens so far
 	started bool      // a chunk with text has arrived
-	onToken func(n int)
+	// uncounted is the number of chat chunks whose token count the
+	// server did not say (no usage on the chunk): each was taken as one.
+	uncounted int
+	onToken   func(n int)
 	// want is the number of tokens asked for: a count above it is a
 	// protocol error (0: no bound); maxPrompt bounds the prompt count
 	// the server reports (0: none).
@@ -118,12 +154,15 @@ func (st *stream) checkCounts(completion, prompt int) error {
 
 // tokens accounts for a chunk that brought the output to total tokens,
 // the way bench_serving does: the first such chunk sets TTFT; each later
-// one adds its gap to ITL once per new token, split evenly among them.
+// one adds its gap to ITL once per new token, split evenly among them
+// (a chunk of several tokens, as under speculative decoding, gives
+// several equal samples), and the gap itself to the chunk gaps.
 func (st *stream) tokens(at time.Time, total int) {
 	if !st.started {
 		st.started = true
 		st.s.TTFT = at.Sub(st.start)
 		st.last, st.prev = at, total
+		st.s.ChunkTokens = append(st.s.ChunkTokens, total)
 		st.onToken(total)
 		return
 	}
@@ -131,12 +170,38 @@ func (st *stream) tokens(at time.Time, total int) {
 	if n <= 0 {
 		return
 	}
-	gap := at.Sub(st.last) / time.Duration(n)
+	gap := at.Sub(st.last)
+	st.s.ChunkGaps = append(st.s.ChunkGaps, gap)
+	st.s.ChunkTokens = append(st.s.ChunkTokens, n)
+	per := gap / time.Duration(n)
 	for range n {
-		st.s.ITL = append(st.s.ITL, gap)
+		st.s.ITL = append(st.s.ITL, per)
 	}
 	st.last, st.prev = at, total
 	st.onToken(n)
+}
+
+// settle reconciles a chat stream whose chunks carried no token counts
+// (a server without continuous_usage_stats) with the final usage: when
+// that counts more tokens than chunks, the tokens after the first chunk
+// are spread evenly over the later chunks and the ITL samples rebuilt
+// from the chunk gaps, and the sample is marked as estimated.
+func (st *stream) settle() {
+	s := st.s
+	g := len(s.ChunkGaps)
+	if st.uncounted == 0 || g == 0 || st.uncounted != len(s.ChunkTokens) || s.OutputTokens <= st.prev {
+		return
+	}
+	extra := s.OutputTokens - s.ChunkTokens[0]
+	s.ITL = s.ITL[:0]
+	for j, gap := range s.ChunkGaps {
+		n := (j+1)*extra/g - j*extra/g
+		s.ChunkTokens[j+1] = n
+		for range n {
+			s.ITL = append(s.ITL, gap/time.Duration(n))
+		}
+	}
+	s.TokensEstimated = true
 }
 
 // generateChunk reads one /generate event: text is cumulative, and
@@ -239,6 +304,8 @@ func (st *stream) chatChunk(data []byte, at time.Time) error {
 		total := st.prev + 1
 		if c.Usage != nil && c.Usage.CompletionTokens > st.prev {
 			total = c.Usage.CompletionTokens
+		} else if c.Usage == nil {
+			st.uncounted++
 		}
 		if err := st.checkCounts(total, 0); err != nil {
 			return err
@@ -272,4 +339,17 @@ func errorMessage(raw []byte) string {
 		}
 	}
 	return string(raw)
+}
+
+// RandomText is n words of the vocabulary chat prompts are made of, each
+// with its leading space: about one token each for a BPE tokenizer, and
+// exactly one in the simulated server's count.
+func RandomText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	b.Grow(n * 4)
+	for range n {
+		b.WriteByte(' ')
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.String()
 }

@@ -30,7 +30,20 @@ type Sample struct {
 	// Latency runs from sending the request to the arrival of the last
 	// event ([DONE]).
 	Latency time.Duration
-	ITL     []time.Duration
+	// ITL holds one sample per output token after the first: each
+	// chunk's gap divided evenly among the tokens it added.
+	ITL []time.Duration
+	// ChunkGaps are the gaps between the chunks that added tokens, one
+	// per chunk after the first; ChunkTokens the tokens each chunk added,
+	// the first chunk's included.
+	ChunkGaps   []time.Duration
+	ChunkTokens []int
+	// TokensEstimated is set when the server did not count the tokens of
+	// each chunk (chat without per-chunk usage) and the final count was
+	// spread evenly over the chunks.
+	TokensEstimated bool
+	// Index numbers the request within its level, warm-up excluded.
+	Index int
 }
 
 // Client sends load to one server.
@@ -146,6 +159,9 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 	case want > 0 && s.OutputTokens < want:
 		s.Err = fmt.Sprintf("short stream: %d of %d tokens (ignore_eos was sent)", s.OutputTokens, want)
 		return s
+	}
+	if api == Chat {
+		st.settle()
 	}
 	s.Latency = last.Sub(st.start)
 	s.OK = true

@@ -3,21 +3,28 @@
 // own bench_serving does, so the numbers compare one to one.
 //
 // Two APIs: SGLang's native /generate with random input_ids (exact input
-// lengths without a tokenizer) and the OpenAI-compatible
-// /v1/chat/completions with stream_options.include_usage. Responses are
-// read as server-sent events, each stamped when the read that completed it
-// returned. Load shapes: a closed loop at a fixed concurrency, or an open
-// loop of Poisson arrivals (seeded) under an optional concurrency cap; per
-// level a number of requests or a duration, after warm-up requests that
-// are not counted.
+// lengths without a tokenizer) or a text, and the OpenAI-compatible
+// /v1/chat/completions with stream_options.include_usage and
+// continuous_usage_stats (a token count on every chunk). A load's prompts
+// are random tokens of fixed length or a prepared list (a dataset, which
+// package bench builds). Responses are read as server-sent events, each
+// stamped when the read that completed it returned. Load shapes: a closed
+// loop at a fixed concurrency, or an open loop of Poisson arrivals
+// (seeded) under an optional concurrency cap; per level a number of
+// requests or a duration, after warm-up requests that are not counted and
+// with as many connections open as the level has streams, so that no
+// measured request pays a TCP handshake.
 //
 // Metrics follow bench_serving's definitions and names (completed,
 // request_throughput, median_ttft_ms, p99_itl_ms, ...): TTFT is the time
-// to the first chunk that carries text; ITL is the gap between chunks
-// divided evenly among the tokens the later chunk added; TPOT is
+// to the first chunk that carries text; ITL is per token, the gap between
+// chunks divided evenly among the tokens the later chunk added (a chunk
+// of several tokens, as under speculative decoding, gives several equal
+// samples), and the gaps themselves are the chunk_gap metrics; TPOT is
 // (latency - TTFT) / (output tokens - 1); percentiles interpolate linearly
 // as numpy's do. At concurrency 1 it also reports the single-stream
-// decode rate in tokens per second.
+// decode rate in tokens per second, and with an SLO the request goodput
+// as vllm bench serve names it.
 //
 // What it must not do: start or stop servers, read profiles, or write
 // files; the bench package does those. It sends only the requests a level

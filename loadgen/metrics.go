@@ -32,12 +32,55 @@ type Metrics struct {
 	Concurrency float64
 	TTFT        Dist
 	TPOT        Dist
-	ITL         Dist
-	E2E         Dist
+	// ITL is per token: each chunk's gap split evenly among the tokens it
+	// added, as bench_serving splits it. ChunkGap is the gap between
+	// chunks itself (the same as ITL when every chunk carries one token).
+	ITL      Dist
+	ChunkGap Dist
+	E2E      Dist
 	// DecodeRate is the single-stream decode rate in tokens/s, set for
 	// levels run one stream at a time: output tokens after the first over
 	// the time spent producing them, i.e. 1000 / TPOT weighted by tokens.
 	DecodeRate float64
+	// RequestGoodput is the rate of completed requests that met the SLO
+	// (vllm bench serve's request_goodput), set when HasGoodput.
+	RequestGoodput float64
+	HasGoodput     bool
+}
+
+// SLO is a per-request service-level objective, as vllm bench serve's
+// --goodput takes it: a completed request is good when each bound given
+// (above 0) holds: TTFT, TPOT and end-to-end latency at most so many ms.
+// A one-token request's TPOT is 0, as vLLM counts it.
+type SLO struct {
+	TTFTms float64 `json:"ttft_ms,omitempty"`
+	TPOTms float64 `json:"tpot_ms,omitempty"`
+	E2Ems  float64 `json:"e2e_latency_ms,omitempty"`
+}
+
+// Good reports whether a completed sample met the objective.
+func (o SLO) Good(s *Sample) bool {
+	tpot := 0.0
+	if s.OutputTokens > 1 {
+		tpot = ms(s.Latency-s.TTFT) / float64(s.OutputTokens-1)
+	}
+	return (o.TTFTms <= 0 || ms(s.TTFT) <= o.TTFTms) &&
+		(o.TPOTms <= 0 || tpot <= o.TPOTms) &&
+		(o.E2Ems <= 0 || ms(s.Latency) <= o.E2Ems)
+}
+
+// AddGoodput sets the request goodput of metrics computed from samples.
+func (m *Metrics) AddGoodput(samples []Sample, slo SLO) {
+	good := 0
+	for i := range samples {
+		if samples[i].OK && slo.Good(&samples[i]) {
+			good++
+		}
+	}
+	m.HasGoodput, m.RequestGoodput = true, 0
+	if m.Duration > 0 {
+		m.RequestGoodput = float64(good) / m.Duration
+	}
 }
 
 // Named is one metric by its bench_serving name.
@@ -50,7 +93,8 @@ type metricField struct {
 	name     string
 	get      func(*Metrics) float64
 	set      func(*Metrics, float64)
-	optional bool // left out while zero
+	optional bool                // left out while zero
+	has      func(*Metrics) bool // when set, left out unless it says present
 }
 
 func intField(name string, p func(*Metrics) *int) metricField {
@@ -86,6 +130,7 @@ var metricFields = func() []metricField {
 		{"ttft", func(m *Metrics) *Dist { return &m.TTFT }},
 		{"tpot", func(m *Metrics) *Dist { return &m.TPOT }},
 		{"itl", func(m *Metrics) *Dist { return &m.ITL }},
+		{"chunk_gap", func(m *Metrics) *Dist { return &m.ChunkGap }},
 		{"e2e_latency", func(m *Metrics) *Dist { return &m.E2E }},
 	}
 	for _, d := range dists {
@@ -108,7 +153,11 @@ var metricFields = func() []metricField {
 	}
 	dr := floatField("decode_tok_s", func(m *Metrics) *float64 { return &m.DecodeRate })
 	dr.optional = true
-	return append(f, dr)
+	gp := metricField{name: "request_goodput",
+		get: func(m *Metrics) float64 { return m.RequestGoodput },
+		set: func(m *Metrics, v float64) { m.RequestGoodput, m.HasGoodput = v, true },
+		has: func(m *Metrics) bool { return m.HasGoodput }}
+	return append(f, dr, gp)
 }()
 
 // MetricNames lists every metric name, in order.
@@ -125,7 +174,7 @@ func (m Metrics) Named() []Named {
 	out := make([]Named, 0, len(metricFields))
 	for _, f := range metricFields {
 		v := f.get(&m)
-		if f.optional && v == 0 {
+		if (f.optional && v == 0) || (f.has != nil && !f.has(&m)) {
 			continue
 		}
 		out = append(out, Named{f.name, v})
@@ -137,7 +186,7 @@ func (m Metrics) Named() []Named {
 func (m Metrics) Get(name string) (float64, bool) {
 	for _, f := range metricFields {
 		if f.name == name {
-			return f.get(&m), true
+			return f.get(&m), f.has == nil || f.has(&m)
 		}
 	}
 	return 0, false
@@ -182,7 +231,7 @@ func (m *Metrics) UnmarshalJSON(data []byte) error {
 // calculate_metrics does. singleStream adds the decode rate.
 func Compute(samples []Sample, duration time.Duration, singleStream bool) Metrics {
 	var m Metrics
-	var ttft, tpot, itl, e2e []float64
+	var ttft, tpot, itl, gaps, e2e []float64
 	var decodeTokens int
 	var decodeTime time.Duration
 	for i := range samples {
@@ -202,6 +251,9 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 		for _, d := range s.ITL {
 			itl = append(itl, ms(d))
 		}
+		for _, d := range s.ChunkGaps {
+			gaps = append(gaps, ms(d))
+		}
 		ttft = append(ttft, ms(s.TTFT))
 		e2e = append(e2e, ms(s.Latency))
 	}
@@ -217,7 +269,7 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 		}
 		m.Concurrency = sum / 1000 / m.Duration
 	}
-	m.TTFT, m.TPOT, m.ITL, m.E2E = dist(ttft), dist(tpot), dist(itl), dist(e2e)
+	m.TTFT, m.TPOT, m.ITL, m.ChunkGap, m.E2E = dist(ttft), dist(tpot), dist(itl), dist(gaps), dist(e2e)
 	if singleStream && decodeTime > 0 {
 		m.DecodeRate = float64(decodeTokens) / decodeTime.Seconds()
 	}

@@ -29,6 +29,31 @@ type Load struct {
 	Seed uint64
 	// RequestTimeout bounds each request; zero means none.
 	RequestTimeout time.Duration
+	// Prompts, when set, are the requests' inputs and output lengths
+	// (a dataset): request i takes Prompts[(Offset+i) % len(Prompts)], and
+	// InputLen and OutputLen are not used. Warm-up request i takes
+	// Prompts[i].
+	Prompts []Prompt
+	// Offset numbers the requests after those of earlier runs of the same
+	// level (rounds), so that each round draws its own inputs.
+	Offset int
+	// SLO, when set, adds request_goodput to the metrics.
+	SLO *SLO
+	// BeforeMeasure, when set, runs after the warm-up and before the
+	// measured requests (bench flushes the server's cache there); an
+	// error ends the level.
+	BeforeMeasure func(ctx context.Context) error
+}
+
+// prompt is the input of request i (a warm-up one when warm).
+func (l Load) prompt(i int, warm bool) Prompt {
+	if len(l.Prompts) == 0 {
+		return Prompt{InputLen: l.InputLen, OutputLen: l.OutputLen}
+	}
+	if warm {
+		return l.Prompts[i%len(l.Prompts)]
+	}
+	return l.Prompts[(l.Offset+i)%len(l.Prompts)]
 }
 
 // Level is one load level: a closed loop of Concurrency streams, or (Rate
@@ -54,6 +79,10 @@ func (l Level) String() string {
 // singleStream reports whether the level runs one request at a time.
 func (l Level) singleStream() bool { return l.Concurrency == 1 }
 
+// SingleStream reports whether the level runs one request at a time (its
+// metrics then include the decode rate).
+func (l Level) SingleStream() bool { return l.singleStream() }
+
 // ErrorCount is one distinct failure and how often it happened.
 type ErrorCount struct {
 	Message string `json:"message"`
@@ -67,6 +96,14 @@ type LevelResult struct {
 	Ended   time.Time    `json:"ended"`
 	Metrics Metrics      `json:"metrics"`
 	Errors  []ErrorCount `json:"errors,omitempty"`
+	// TokenCounts says where the per-chunk token counts that split ITL
+	// came from: "server" (meta_info.completion_tokens, or usage on every
+	// chat chunk) or "estimated" (some chat streams said only their
+	// total, spread evenly over their chunks).
+	TokenCounts string `json:"token_counts,omitempty"`
+	// Samples are the requests that ran to an outcome, in the order they
+	// were numbered; not stored in records (bench --details writes them).
+	Samples []Sample `json:"-"`
 }
 
 // Counters are a level's live totals, for progress displays.
@@ -115,6 +152,12 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 			return res, err
 		}
 	}
+	c.warmConns(ctx, lvl.Concurrency)
+	if load.BeforeMeasure != nil {
+		if err := load.BeforeMeasure(ctx); err != nil {
+			return res, err
+		}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctr := &Counters{Label: lvl.String(), Total: load.Requests, Duration: load.Duration}
@@ -135,7 +178,12 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 	res.Ended = timeNow()
 	samples := r.finished()
 	res.Metrics = Compute(samples, res.Ended.Sub(res.Started), lvl.singleStream())
-	res.Errors = countErrors(samples)
+	if load.SLO != nil {
+		res.Metrics.AddGoodput(samples, *load.SLO)
+	}
+	res.Errors = CountErrors(samples)
+	res.TokenCounts = tokenCounts(samples)
+	res.Samples = samples
 	if obs != nil {
 		obs.LevelEnd(ctr, res)
 	}
@@ -156,7 +204,7 @@ func check(load Load, lvl Level) error {
 	switch {
 	case !load.API.Valid():
 		return fmt.Errorf("unknown API %q", load.API)
-	case load.InputLen < 1 || load.OutputLen < 1:
+	case len(load.Prompts) == 0 && (load.InputLen < 1 || load.OutputLen < 1):
 		return errors.New("input and output lengths must be at least 1")
 	case load.Requests < 0 || load.Duration < 0 || (load.Requests == 0 && load.Duration == 0):
 		return errors.New("a level needs a number of requests or a duration")
@@ -171,7 +219,6 @@ func check(load Load, lvl Level) error {
 func (c *Client) warmup(ctx context.Context, load Load, lvl Level) error {
 	n := load.Warmup
 	par := min(n, max(lvl.Concurrency, 1))
-	out := min(load.OutputLen, warmupOutput)
 	var next atomic.Int64
 	samples := make([]Sample, n)
 	var wg sync.WaitGroup
@@ -184,7 +231,7 @@ func (c *Client) warmup(ctx context.Context, load Load, lvl Level) error {
 				}
 				// Warm-up inputs come from their own stream of the seed.
 				rng := newRand(load.Seed, 1<<63|uint64(i))
-				samples[i] = c.request(ctx, load, out, rng, func(int) {})
+				samples[i] = c.request(ctx, load, load.prompt(i, true), warmupOutput, rng, func(int) {})
 			}
 		})
 	}
@@ -203,13 +250,19 @@ func (c *Client) warmup(ctx context.Context, load Load, lvl Level) error {
 	return fmt.Errorf("%w: %s", ErrWarmup, samples[0].Err)
 }
 
-func (c *Client) request(ctx context.Context, load Load, outputLen int, rng *rand.Rand, onToken func(int)) Sample {
+// request sends one request for prompt p, its output capped at maxOut
+// (0: no cap).
+func (c *Client) request(ctx context.Context, load Load, p Prompt, maxOut int, rng *rand.Rand, onToken func(int)) Sample {
 	if load.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, load.RequestTimeout)
 		defer cancel()
 	}
-	return c.do(ctx, load.API, body(load.API, load.Model, load.InputLen, outputLen, rng), load.InputLen, outputLen, onToken)
+	out := p.OutputLen
+	if maxOut > 0 {
+		out = min(out, maxOut)
+	}
+	return c.do(ctx, load.API, body(load.API, load.Model, p, out, rng), p.InputLen, out, onToken)
 }
 
 // runner runs the measured requests of one level.
@@ -227,8 +280,9 @@ type runner struct {
 
 // one runs request i and records it.
 func (r *runner) one(ctx context.Context, i int) {
-	rng := newRand(r.load.Seed, uint64(i))
-	s := r.c.request(ctx, r.load, r.load.OutputLen, rng, func(n int) { r.ctr.tokens.Add(int64(n)) })
+	rng := newRand(r.load.Seed, uint64(r.load.Offset+i))
+	s := r.c.request(ctx, r.load, r.load.prompt(i, false), 0, rng, func(n int) { r.ctr.tokens.Add(int64(n)) })
+	s.Index = i
 	if !s.OK && ctx.Err() != nil {
 		return // cut short by the end of the level, not the server's doing
 	}
@@ -356,7 +410,19 @@ func (r *runner) finished() []Sample {
 	return out
 }
 
-func countErrors(samples []Sample) []ErrorCount {
+// tokenCounts says where the samples' per-chunk token counts came from.
+func tokenCounts(samples []Sample) string {
+	for _, s := range samples {
+		if s.TokensEstimated {
+			return "estimated"
+		}
+	}
+	return "server"
+}
+
+// CountErrors lists the distinct failures among samples, most frequent
+// first, at most a handful.
+func CountErrors(samples []Sample) []ErrorCount {
 	counts := map[string]int{}
 	var order []string
 	for _, s := range samples {

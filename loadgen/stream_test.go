@@ -121,7 +121,7 @@ func TestStreamErrors(t *testing.T) {
 
 func TestBodies(t *testing.T) {
 	rngA, rngB := newRand(3, 1), newRand(3, 1)
-	a, b := body(Generate, "", 5, 7, rngA), body(Generate, "", 5, 7, rngB)
+	a, b := body(Generate, "", Prompt{InputLen: 5}, 7, rngA), body(Generate, "", Prompt{InputLen: 5}, 7, rngB)
 	if string(a) != string(b) {
 		t.Errorf("same seed, different bodies:\n%s\n%s", a, b)
 	}
@@ -134,8 +134,8 @@ func TestBodies(t *testing.T) {
 	if n := strings.Count(s[:strings.Index(s, "]")], ",") + 1; n != 5 {
 		t.Errorf("got %d input ids, want 5: %s", n, s)
 	}
-	c := string(body(Chat, "m1", 4, 9, newRand(1, 1)))
-	for _, want := range []string{`"model":"m1"`, `"messages":[{"role":"user","content":"`, `"max_tokens":9`, `"stream_options":{"include_usage":true}`, `"ignore_eos":true`} {
+	c := string(body(Chat, "m1", Prompt{InputLen: 4}, 9, newRand(1, 1)))
+	for _, want := range []string{`"model":"m1"`, `"messages":[{"role":"user","content":"`, `"max_tokens":9`, `"stream_options":{"include_usage":true,"continuous_usage_stats":true}`, `"ignore_eos":true`} {
 		if !strings.Contains(c, want) {
 			t.Errorf("chat body %s lacks %s", c, want)
 		}

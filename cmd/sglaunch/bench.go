@@ -52,6 +52,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the record as JSON instead of the result tables"},
+			&cli.BoolFlag{Name: "details", Usage: "also write one JSON line per request (timings, token counts, chunk gaps, error) into a file beside the record"},
 			skipPreflightFlag, allowSiteFlag, statusAddrFlag, statusProxyFlag,
 		},
 		Action:      func(c *cli.Context) error { return e.bench(c) },
@@ -110,6 +111,10 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		return nil, err
 	}
 	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
+		return nil, err
+	}
+	// Datasets are read now: a bad file is an input error before a load.
+	if err := bench.Prepare(b.workloads); err != nil {
 		return nil, err
 	}
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
@@ -189,7 +194,7 @@ func (e *env) bench(c *cli.Context) error {
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
-		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), MaxFailures: b.maxFailures,
+		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: e.benchLauncher(b, launch, log, endpoint),
 		Locate: e.locator(b.settings),

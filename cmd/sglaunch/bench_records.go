@@ -63,9 +63,10 @@ func benchRecordCommands(e *env) []*cli.Command {
 		},
 		{
 			Name:      "compare",
-			Usage:     "compare record B with record A: metric deltas in % and which flags and env differ",
+			Usage:     "compare record B with record A: metric deltas in %, whether each is beyond the noise of the rounds, and which flags and env differ",
 			ArgsUsage: "A B",
-			Flags:     []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"}},
+			Flags: []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
+				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, for a level of one round, at all)", DefaultText: "off"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return inputerr.Errorf("bench compare: want two record IDs (A B), got %d arguments", c.NArg())
@@ -84,12 +85,30 @@ func benchRecordCommands(e *env) []*cli.Command {
 				}
 				cmp := bench.Compare(a, b)
 				if c.Bool("json") {
-					return writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
+					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
+				} else {
+					err = bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}
-				return bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
+				if err != nil || !c.IsSet("fail-if-slower") {
+					return err
+				}
+				return failIfSlower(cmp, c.Float64("fail-if-slower"))
 			},
 		},
+		benchExportCommand(e),
+		benchReportCommand(e),
 	}
+}
+
+// failIfSlower is compare's CI gate: exit 1 when B is slower.
+func failIfSlower(cmp bench.Comparison, pct float64) error {
+	if pct < 0 {
+		return inputerr.Errorf("--fail-if-slower %g: want a percentage of 0 or more", pct)
+	}
+	if slow := cmp.Slower(pct); len(slow) > 0 {
+		return &statusError{code: 1, msg: bench.SlowerText(slow, pct)}
+	}
+	return nil
 }
 
 // recordStore opens --dir (--out) or the state directory's records;

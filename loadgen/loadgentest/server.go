@@ -16,7 +16,8 @@ type Server struct {
 	TTFT time.Duration
 	ITL  time.Duration
 	// TokensPerChunk > 1 sends that many tokens per event, as SGLang's
-	// --stream-interval and speculative decoding do.
+	// --stream-interval and speculative decoding do; a chat chunk then
+	// says its count only under stream_options.continuous_usage_stats.
 	TokensPerChunk int
 	// FailAfter, when > 0, makes every request's stream end abruptly
 	// after that many tokens (the connection is dropped).
@@ -108,6 +109,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Messages  []struct {
 			Content string `json:"content"`
 		} `json:"messages"`
+		StreamOptions struct {
+			ContinuousUsage bool `json:"continuous_usage_stats"`
+		} `json:"stream_options"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
@@ -146,9 +150,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		buf = buf[:0]
 		if chat {
+			// One event per chunk, as SGLang streams a verify step's
+			// tokens; with continuous_usage_stats it carries the count.
+			buf = append(buf, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"`...)
 			for range k {
-				buf = append(buf, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}],"usage":null}`+"\n\n"...)
+				buf = append(buf, " tok"...)
 			}
+			buf = append(buf, `"},"finish_reason":null}],"usage":`...)
+			if req.StreamOptions.ContinuousUsage {
+				buf = append(buf, `{"prompt_tokens":`...)
+				buf = strconv.AppendInt(buf, int64(prompt), 10)
+				buf = append(buf, `,"completion_tokens":`...)
+				buf = strconv.AppendInt(buf, int64(i), 10)
+				buf = append(buf, '}')
+			} else {
+				buf = append(buf, "null"...)
+			}
+			buf = append(buf, "}\n\n"...)
 		} else {
 			for range k {
 				text = append(text, " tok"...)

@@ -467,6 +467,8 @@ class SimHttpServer:
         prompt_tokens = approx_tokens(text) + 3 * len(messages) + 1
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "chat", stream, t0, n, prompt_tokens, model, include_usage)
+        opts = obj.get("stream_options")
+        req.continuous_usage = isinstance(opts, dict) and bool(opts.get("continuous_usage_stats"))
         conn.current = req
         self.tm.submit(req)
 

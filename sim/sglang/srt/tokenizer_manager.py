@@ -55,7 +55,7 @@ class GenRequest:
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
         "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "pending",
-        "end", "acc", "verify_ct", "pending_verify_ct",
+        "end", "acc", "verify_ct", "pending_verify_ct", "continuous_usage",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):
@@ -80,6 +80,7 @@ class GenRequest:
         self.acc = 0.0  # accept-length remainder carried between decode steps
         self.verify_ct = 0  # speculative verify steps sent so far
         self.pending_verify_ct = 0
+        self.continuous_usage = False  # stream_options.continuous_usage_stats
 
     def token(self, i):
         return VOCAB[(self.offset + i * 7) % len(VOCAB)]
@@ -210,14 +211,15 @@ class GenRequest:
         if k == 1:
             out += self._chat_event('{"role":"assistant","content":""}', "null")
         if tok:
-            out += self._chat_event('{"role":null,"content":"%s"}' % tok, "null")
+            usage = self._usage(k) if self.continuous_usage else "null"
+            out += self._chat_event('{"role":null,"content":"%s"}' % tok, "null", usage)
         return out + self._openai_tail("chat.completion.chunk") if last else out
 
-    def _chat_event(self, delta, finish):
+    def _chat_event(self, delta, finish, usage="null"):
         body = (
             '{"id":"%s","object":"chat.completion.chunk","created":%d,"model":%s,"choices":[{"index":0,'
-            '"delta":%s,"logprobs":null,"finish_reason":%s,"matched_stop":null}],"usage":null}'
-            % (self.rid, self.created, self.model_json, delta, finish)
+            '"delta":%s,"logprobs":null,"finish_reason":%s,"matched_stop":null}],"usage":%s}'
+            % (self.rid, self.created, self.model_json, delta, finish, usage)
         )
         return b"data: " + body.encode() + b"\n\n"
 
