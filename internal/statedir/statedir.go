@@ -58,11 +58,14 @@ func Cache(getenv Env) string {
 	if d := systemdDir(getenv, "CACHE_DIRECTORY"); d != "" {
 		return d
 	}
-	if os.Geteuid() == 0 {
-		return "/var/cache/sglaunch"
-	}
+	// An explicit XDG_CACHE_HOME wins for root too: it is how root uses a
+	// cache of its own where /var/cache/sglaunch belongs to a service's
+	// account (which Private refuses for root).
 	if x := getenv("XDG_CACHE_HOME"); x != "" {
 		return filepath.Join(x, "sglaunch")
+	}
+	if os.Geteuid() == 0 {
+		return "/var/cache/sglaunch"
 	}
 	return filepath.Join(home(getenv), ".cache", "sglaunch")
 }

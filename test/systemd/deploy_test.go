@@ -121,48 +121,6 @@ func TestShimEqualsItsInterpreter(t *testing.T) {
 	}
 }
 
-// TestUnitForSystemAccount pins B7: `unit --user U` failed at once for a
-// normal system account (mkdir /nonexistent: permission denied): the
-// unit had no StateDirectory= and friends, and sglaunch did not read
-// $STATE_DIRECTORY.
-func TestUnitForSystemAccount(t *testing.T) {
-	m := needMachine(t)
-	const account = "sglaunch-e2e"
-	if _, errOut, code := m.exec(t.Context(), nil, "useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-		"--shell", "/usr/sbin/nologin", account); code != 0 && !strings.Contains(errOut, "already exists") {
-		t.Fatalf("useradd: exit %d: %s", code, errOut)
-	}
-	p := profile(t, m, "account", 31204, nil, "")
-	m.unit(t, "e2e-account", p, []string{"--user", account}, nil)
-	m.systemctl(t, "start", "e2e-account")
-	server := serverPID(t, m, "e2e-account")
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", server))
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _, _ := m.exec(t.Context(), nil, "id", "-u", account)
-	if !regexp.MustCompile(`(?m)^Uid:\s+` + strings.TrimSpace(uid) + `\s`).Match(status) {
-		t.Errorf("the server does not run as %s (uid %s):\n%s", account, strings.TrimSpace(uid), status)
-	}
-	// Its runtime state lets verify find it without a target.
-	if _, err := os.Stat(m.rootPath("/run/sglaunch/account.json")); err != nil {
-		t.Errorf("no runtime state in RuntimeDirectory: %v", err)
-	}
-	stdout, _, code := m.sglaunch(t, nil, "verify", "--profile", p, "--unit", "e2e-account")
-	if code != 0 {
-		t.Errorf("verify --unit: exit %d\n%s", code, stdout)
-	}
-	for _, e := range m.journal(t, "e2e-account") {
-		if strings.Contains(e.Message, "/nonexistent") || strings.Contains(e.Message, "cannot remember the load time") {
-			t.Errorf("journal: %q", e.Message)
-		}
-	}
-	m.systemctl(t, "stop", "e2e-account")
-	if st := m.show(t, "e2e-account", "ActiveState", "Result"); st["ActiveState"] != "inactive" || st["Result"] != "success" {
-		t.Errorf("after stop: %v", st)
-	}
-}
-
 // TestHardenedUnit: `unit --harden` scores at most 4.0 in systemd-analyze
 // security (the plain unit is measured beside it), and the hardened unit
 // starts, serves, verifies and stops.

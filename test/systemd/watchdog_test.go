@@ -49,7 +49,9 @@ const dropinWatchdog = 2 * time.Second
 // recovery must ping at once, and the unit lives on.
 func TestWatchdogPingsAfterRecovery(t *testing.T) {
 	m := needMachine(t)
-	p := profile(t, m, "recover", 31102, nil,
+	// SGLang's /health sleeps 1 s before its first check, and the sim
+	// does too: a 1 s probe timeout needs it scaled down.
+	p := profile(t, m, "recover", 31102, map[string]string{"SGLANG_SIM_HEALTH_POLL_SECONDS": "0.1"},
 		"health:\n  interval: 1s\n  failure_threshold: 5\n  request_timeout: 1s\n")
 	unit := m.unit(t, "e2e-recover", p, nil, nil)
 	if !strings.Contains(unit, "\nWatchdogSec=11s\n") { // 5 × (1s + 1s) + 1s
