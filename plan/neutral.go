@@ -21,6 +21,8 @@ var PerfNeutralFlags = []string{
 	"--uvicorn-access-log-exclude-prefixes", "--crash-dump-folder", "--file-storage-path",
 	"--ssl-keyfile", "--ssl-certfile", "--ssl-ca-certs", "--ssl-keyfile-password", "--enable-ssl-refresh",
 	"--watchdog-timeout", "--soft-watchdog-timeout", "--dist-timeout",
+	// A rank's place in a multi-node group, derived per rank (MultiNode).
+	FlagNNodes, FlagNodeRank, FlagDistInitAddr,
 }
 
 // IsPerfNeutral reports whether a flag (canonical name) is perf-neutral.

@@ -66,6 +66,8 @@ type Plan struct {
 	// StatusAddr is where sglaunch serves its status endpoint
 	// (status_addr, a bare port made loopback); "" when off.
 	StatusAddr string `json:"-"`
+	// MultiNode says how the server spans nodes (multinode.*).
+	MultiNode MultiNode `json:"-"`
 	// Provenance maps args.NAME, env.NAME, python, module, extra and the
 	// settings to the layer each came from.
 	Provenance  map[string]string `json:"provenance"`
@@ -81,9 +83,9 @@ func (p *Plan) ShortFingerprint() string {
 	return p.Fingerprint[:12]
 }
 
-// arg returns the last value given for an SGLang flag, by canonical name,
+// Arg returns the last value given for an SGLang flag, by canonical name,
 // looking through the profile's args and the extra arguments alike.
-func (p *Plan) arg(canonical string) (string, bool) {
+func (p *Plan) Arg(canonical string) (string, bool) {
 	val, ok := "", false
 	for _, u := range sglangArgs().Split(p.ServerArgs()) {
 		if u.Canonical == canonical && len(u.Values) > 0 {
@@ -106,7 +108,7 @@ func (p *Plan) HasFlag(canonical string) bool {
 
 // Port is the server's HTTP port (SGLang's default 30000).
 func (p *Plan) Port() int {
-	if v, ok := p.arg("--port"); ok {
+	if v, ok := p.Arg("--port"); ok {
 		if n, err := strconv.Atoi(v); err == nil {
 			return n
 		}
@@ -116,7 +118,7 @@ func (p *Plan) Port() int {
 
 // Host is the address the server binds (SGLang's default 127.0.0.1).
 func (p *Plan) Host() string {
-	if v, ok := p.arg("--host"); ok {
+	if v, ok := p.Arg("--host"); ok {
 		return v
 	}
 	return "127.0.0.1"
@@ -153,7 +155,7 @@ func (p *Plan) EnvValue(name string) (string, bool) {
 // APIKey is the server's --api-key, which requests must carry ("" when
 // the server takes requests without one).
 func (p *Plan) APIKey() string {
-	v, _ := p.arg("--api-key")
+	v, _ := p.Arg("--api-key")
 	return v
 }
 

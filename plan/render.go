@@ -72,6 +72,9 @@ func (p *Plan) Text() string {
 
 	b.WriteString("\n# settings\n")
 	for _, s := range profiles.Schema {
+		if !p.showSetting(s.Key) {
+			continue
+		}
 		v := p.Settings[s.Key]
 		val := v.Text
 		if s.Key == "python" && val != p.Python {

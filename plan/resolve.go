@@ -19,7 +19,9 @@ import (
 // DefaultManaged are the variable prefixes (ending in _) and names that
 // come only from the plan: a value in sglaunch's own environment is
 // dropped unless the profile lists it in inherit_env.
-var DefaultManaged = []string{"NCCL_", "SGLANG_", "SGL_", "CUDA_", "TORCH_", "PYTORCH_", "OMP_NUM_THREADS", "NVIDIA_TF32_OVERRIDE"}
+var DefaultManaged = []string{"NCCL_", "SGLANG_", "SGL_", "CUDA_", "TORCH_", "PYTORCH_", "OMP_NUM_THREADS", "NVIDIA_TF32_OVERRIDE",
+	// Multi-node transports: Gloo, NVSHMEM, UCX and Mooncake (MC_).
+	"GLOO_", "NVSHMEM_", "UCX_", "MC_"}
 
 // neverInherited are systemd's notify and watchdog variables: they belong
 // to sglaunch, the unit's main process, never to the server.

@@ -43,6 +43,7 @@ func (p *Plan) ApplySettings(values map[string]profiles.Value) {
 		OnUnhealthy:      values["health.on_unhealthy"].Text,
 	}
 	p.StatusAddr, _ = profiles.ListenAddr(values["status_addr"].Text)
+	p.MultiNode = multiNodeOf(values)
 }
 
 // DefaultSettings are the schema's defaults, each from layer "default".

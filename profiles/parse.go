@@ -17,7 +17,7 @@ var (
 )
 
 var (
-	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "stop_timeout", "managed_env", "inherit_env", "status_addr"}
+	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "multinode", "stop_timeout", "managed_env", "inherit_env", "status_addr"}
 	overlayKeys = []string{"env", "args"}
 	benchKeys   = []string{"env", "args", "workloads"}
 )
@@ -65,8 +65,8 @@ func (d *decoder) profile(root ast.Node, p *Profile) error {
 			err = d.overlay(e, &p.Serve, overlayKeys)
 		case "bench":
 			err = d.overlay(e, &p.Bench, benchKeys)
-		case "health":
-			err = d.health(e, p.Settings)
+		case "health", "multinode":
+			err = d.settingsSection(e, e.Key, p.Settings)
 		case "managed_env":
 			p.ManagedEnv, err = d.names(e, reFlagName)
 		case "inherit_env":
@@ -102,14 +102,21 @@ func (d *decoder) overlay(e yamlnode.Entry, o *Overlay, known []string) error {
 	return nil
 }
 
-func (d *decoder) health(e yamlnode.Entry, settings map[string]Value) error {
-	entries, err := d.Mapping(e.Value, "health", settingKeys("health."))
+// settingsSection reads a mapping of settings (health, multinode), and the
+// sections nested in it (multinode.heartbeat), keyed by dotted path.
+func (d *decoder) settingsSection(e yamlnode.Entry, path string, settings map[string]Value) error {
+	entries, err := d.Mapping(e.Value, path, settingKeys(path+"."))
 	if err != nil {
 		return err
 	}
 	for _, x := range entries {
-		x.Key = "health." + x.Key
-		if err := d.setting(x, x.Key, settings); err != nil {
+		key := path + "." + x.Key
+		if isSection(key) {
+			err = d.settingsSection(x, key, settings)
+		} else {
+			err = d.setting(x, key, settings)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -50,18 +50,38 @@ func (p *Profile) YAML() string {
 			}
 		}
 	}
-	var health []string
-	for _, s := range Schema {
-		if rest, ok := strings.CutPrefix(s.Key, "health."); ok {
-			if v, ok := p.Settings[s.Key]; ok {
-				health = append(health, fmt.Sprintf("  %s: %s%s\n", rest, Quote(v.Text, v.Kind), comment(v)))
-			}
-		}
-	}
-	if len(health) > 0 {
-		b.WriteString("health:\n" + strings.Join(health, ""))
-	}
+	writeSettings(&b, p.Settings, "health")
+	writeSettings(&b, p.Settings, "multinode")
 	return b.String()
+}
+
+// writeSettings writes the settings under section that the profile has,
+// nested sections indented under their name.
+func writeSettings(b *strings.Builder, settings map[string]Value, section string) {
+	var lines []string
+	sub := ""
+	for _, s := range Schema {
+		rest, ok := strings.CutPrefix(s.Key, section+".")
+		if !ok {
+			continue
+		}
+		v, ok := settings[s.Key]
+		if !ok {
+			continue
+		}
+		indent := "  "
+		if name, leaf, nested := strings.Cut(rest, "."); nested {
+			if name != sub {
+				lines = append(lines, "  "+name+":\n")
+				sub = name
+			}
+			rest, indent = leaf, "    "
+		}
+		lines = append(lines, fmt.Sprintf("%s%s: %s%s\n", indent, rest, Quote(v.Text, v.Kind), comment(v)))
+	}
+	if len(lines) > 0 {
+		b.WriteString(section + ":\n" + strings.Join(lines, ""))
+	}
 }
 
 func writeSection(b *strings.Builder, indent, name string, s Section) {

@@ -3,6 +3,7 @@ package profiles
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,10 @@ const (
 	// TAddr is a listen address: HOST:PORT, :PORT or PORT (loopback), or
 	// empty for off.
 	TAddr
+	// TPort is a TCP port, 1-65535.
+	TPort
+	// TOptString is a string that may be empty (off).
+	TOptString
 )
 
 // Setting describes one scalar profile key.
@@ -44,6 +49,14 @@ var Schema = []Setting{
 	{Key: "health.interval", Type: TDuration, Default: "10s", Doc: "liveness probe interval after ready; 0 turns liveness off"},
 	{Key: "health.failure_threshold", Type: TPositiveInt, Default: "3", Doc: "consecutive liveness failures before acting"},
 	{Key: "health.on_unhealthy", Type: TEnum, Default: "exit", Enum: []string{"exit", "log"}, Doc: "exit: stop the server and exit 1; log: only log"},
+	{Key: "multinode.nodes", Type: TPositiveInt, Default: "1", Doc: "nodes (hosts) the server spans; above 1, sglaunch derives --nnodes, --node-rank and --dist-init-addr per rank"},
+	{Key: "multinode.orchestrator", Type: TEnum, Default: "auto", Enum: []string{"auto", "slurm", "lws", "skypilot", "static"}, Doc: "where the rank and the leader come from: auto picks by environment (Slurm, LeaderWorkerSet, SkyPilot); static: the profile or --set gives --node-rank and --dist-init-addr"},
+	{Key: "multinode.dist_init_port", Type: TPort, Default: "20000", Doc: "port on rank 0 for SGLang's --dist-init-addr (it also takes the ports just above it)"},
+	{Key: "multinode.control_port", Type: TPort, Default: "19900", Doc: "port on rank 0 for sglaunch's own control channel (group preflight, readiness, heartbeats)"},
+	{Key: "multinode.interface", Type: TOptString, Default: "", Doc: "network interface whose address rank 0 gives as --dist-init-addr and binds the control channel on; empty: the leader's name as the orchestrator gives it"},
+	{Key: "multinode.rendezvous_timeout", Type: TDuration, Default: "10m", Doc: "how long rank 0 waits for every rank to report, and a worker for rank 0"},
+	{Key: "multinode.heartbeat.interval", Type: TDuration, Default: "1s", Doc: "heartbeat between every worker and rank 0"},
+	{Key: "multinode.heartbeat.threshold", Type: TPositiveInt, Default: "3", Doc: "missed heartbeats before a rank counts as lost and the group stops"},
 	{Key: "status_addr", Type: TAddr, Default: "", Doc: "sglaunch's status endpoint (/livez, /readyz, /status, /metrics): HOST:PORT, or PORT / :PORT for loopback; empty: off"},
 }
 
@@ -57,15 +70,33 @@ func LookupSetting(key string) (Setting, bool) {
 	return Setting{}, false
 }
 
-// settingKeys returns the keys under prefix ("health.") without it.
+// settingKeys returns the keys under prefix ("health.") without it, and
+// the names of the sections nested under it ("heartbeat" of
+// "multinode."), each once, in schema order.
 func settingKeys(prefix string) []string {
 	var keys []string
 	for _, s := range Schema {
-		if rest, ok := strings.CutPrefix(s.Key, prefix); ok && !strings.Contains(rest, ".") {
+		rest, ok := strings.CutPrefix(s.Key, prefix)
+		if !ok {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, ".")
+		if !slices.Contains(keys, rest) {
 			keys = append(keys, rest)
 		}
 	}
 	return keys
+}
+
+// isSection reports whether key ("multinode.heartbeat") names a section
+// of settings rather than one setting.
+func isSection(key string) bool {
+	for _, s := range Schema {
+		if strings.HasPrefix(s.Key, key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // Check validates text against the setting's type and says what would be right.
@@ -96,6 +127,12 @@ func (s Setting) Check(text string) error {
 		if _, err := ListenAddr(text); err != nil {
 			return err
 		}
+	case TPort:
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("want a TCP port from 1 to 65535, got %q", text)
+		}
+	case TOptString:
 	}
 	return nil
 }
