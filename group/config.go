@@ -1,0 +1,111 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Config is one rank's part in the group.
+type Config struct {
+	// Self is this rank's report (its Rank, Node and Group place it).
+	Self Report
+	// Nodes is the group's size.
+	Nodes int
+	// Addr is rank 0's control address: where rank 0 listens (its
+	// port, on every address or Bind), and where a worker connects.
+	Addr string
+	// Bind, on rank 0, is the address to listen on ("" for every one).
+	Bind string
+	// DistInitAddr, on rank 0, is the --dist-init-addr every rank gets.
+	DistInitAddr string
+	// Heartbeat is the interval of heartbeats; a peer silent for
+	// Heartbeat × Missed counts as lost.
+	Heartbeat time.Duration
+	Missed    int
+	// RendezvousTimeout bounds the wait for every rank (rank 0) or for
+	// rank 0 (a worker).
+	RendezvousTimeout time.Duration
+	// Observe returns this rank's observation of its own server for
+	// verify --group (JSON; secrets masked). Nil: none.
+	Observe func(ctx context.Context) ([]byte, error)
+	Logger  *slog.Logger
+}
+
+func (c *Config) lostAfter() time.Duration { return c.Heartbeat * time.Duration(max(c.Missed, 1)) }
+
+func (c *Config) log() *slog.Logger {
+	if c.Logger == nil {
+		return slog.Default()
+	}
+	return c.Logger
+}
+
+// Sentinels of a group's end; check them with errors.Is.
+var (
+	// ErrGroupFailed: a rank failed or was lost after the load began.
+	ErrGroupFailed = errors.New("group failed")
+	// ErrRendezvous: the ranks did not all report in time.
+	ErrRendezvous = errors.New("group incomplete")
+	// ErrRefused: rank 0 refused this rank (another plan, another group).
+	ErrRefused = errors.New("refused by rank 0")
+)
+
+// Member is one rank's end of the control channel: a *Leader on rank 0,
+// a *Worker on the others.
+type Member interface {
+	// Rank is this rank.
+	Rank() int
+	// Rendezvous blocks until every rank has reported and matches rank
+	// 0, and returns the --dist-init-addr to load with. A mismatch is a
+	// *MismatchError; a rank refused, ErrRefused.
+	Rendezvous(ctx context.Context) (string, error)
+	// LocalReady says this rank's own server is up.
+	LocalReady()
+	// GroupReady is closed once every rank is up and rank 0's /health
+	// passed.
+	GroupReady() <-chan struct{}
+	// Failed is closed on the group's first failure; Failure names it.
+	Failed() <-chan struct{}
+	Failure() error
+	// Fail says this rank's server ended (why), which stops the group.
+	Fail(why string)
+	// Close ends this rank's part; peers see it gone.
+	Close()
+}
+
+// failure is the first failure of a group, once.
+type failure struct {
+	once sync.Once
+	ch   chan struct{}
+	err  error
+}
+
+func newFailure() *failure { return &failure{ch: make(chan struct{})} }
+
+// set records err as the failure unless one was recorded; it reports
+// whether it was the first.
+func (f *failure) set(err error) bool {
+	first := false
+	f.once.Do(func() {
+		f.err, first = err, true
+		close(f.ch)
+	})
+	return first
+}
+
+func (f *failure) get() error {
+	select {
+	case <-f.ch:
+		return f.err
+	default:
+		return nil
+	}
+}
+
+func groupFailed(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrGroupFailed, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,252 @@
+package group
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/plan"
+)
+
+// wait bounds every wait of these tests: generous, for a loaded machine.
+const wait = 20 * time.Second
+
+func report(rank int, env map[string]string) Report {
+	return Report{Rank: rank, Node: "node" + string(rune('0'+rank)), Group: "test:1",
+		Plan: plan.View{Python: "/usr/bin/python3", Module: "sglang.launch_server",
+			Argv: []string{"/usr/bin/python3", "-m", "sglang.launch_server", "--tp-size", "16", "--node-rank", string(rune('0' + rank))}, Env: env},
+		SGLang: "0.5.10"}
+}
+
+func config(self Report, nodes int, addr string) Config {
+	return Config{Self: self, Nodes: nodes, Addr: addr, Bind: "127.0.0.1", DistInitAddr: "127.0.0.1:20000",
+		Heartbeat: 100 * time.Millisecond, Missed: 3, RendezvousTimeout: wait}
+}
+
+// startGroup starts rank 0 and nodes-1 workers; env gives rank r's env.
+func startGroup(t *testing.T, nodes int, env func(rank int) map[string]string) (*Leader, []*Worker, []error) {
+	t.Helper()
+	l, err := Listen(config(report(0, env(0)), nodes, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	addr := l.ListenAddr().String()
+	l.cfg.Addr = addr
+	ws := make([]*Worker, nodes-1)
+	errs := make([]error, nodes)
+	done := make(chan struct{}, nodes)
+	for i := range ws {
+		ws[i] = NewWorker(config(report(i+1, env(i+1)), nodes, addr))
+		t.Cleanup(ws[i].Close)
+		go func() {
+			got, err := ws[i].Rendezvous(t.Context())
+			if err == nil && got != "127.0.0.1:20000" {
+				err = errors.New("worker got dist-init address " + got)
+			}
+			errs[i+1] = err
+			done <- struct{}{}
+		}()
+	}
+	_, errs[0] = l.Rendezvous(t.Context())
+	for range ws {
+		select {
+		case <-done:
+		case <-time.After(wait):
+			t.Fatal("a worker's rendezvous did not end")
+		}
+	}
+	return l, ws, errs
+}
+
+func same(int) map[string]string { return map[string]string{"NCCL_PROTO": "LL"} }
+
+func TestGroupReadyOnlyWhenEveryRankIs(t *testing.T) {
+	l, ws, errs := startGroup(t, 3, same)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	l.LocalReady()
+	ws[0].LocalReady()
+	select {
+	case <-l.GroupReady():
+		t.Fatal("ready with rank 2 not up")
+	case <-time.After(300 * time.Millisecond):
+	}
+	ws[1].LocalReady()
+	for i, ch := range []<-chan struct{}{l.GroupReady(), ws[0].GroupReady(), ws[1].GroupReady()} {
+		select {
+		case <-ch:
+		case <-time.After(wait):
+			t.Fatalf("rank %d never heard the group is ready", i)
+		}
+	}
+}
+
+// TestDriftedVariableRefusedNamingRank: one rank's NCCL variable differs;
+// every rank is refused before the load, and the table names the rank.
+func TestDriftedVariableRefusedNamingRank(t *testing.T) {
+	_, _, errs := startGroup(t, 3, func(rank int) map[string]string {
+		if rank == 2 {
+			return map[string]string{"NCCL_PROTO": "Simple"}
+		}
+		return same(rank)
+	})
+	var me *MismatchError
+	if !errors.As(errs[0], &me) {
+		t.Fatalf("rank 0: got %v, want a MismatchError", errs[0])
+	}
+	if len(me.Rows) != 1 || me.Rows[0].Rank != 2 || me.Rows[0].Setting != "NCCL_PROTO" {
+		t.Errorf("rows: %+v", me.Rows)
+	}
+	for r := 1; r <= 2; r++ {
+		if !errors.Is(errs[r], ErrRefused) || !strings.Contains(errs[r].Error(), "NCCL_PROTO") {
+			t.Errorf("rank %d: got %v, want refused with the table", r, errs[r])
+		}
+	}
+	if !strings.Contains(me.Error(), "rank 2 on node2") {
+		t.Errorf("the error does not name the rank: %v", me)
+	}
+}
+
+func TestOtherGroupRefused(t *testing.T) {
+	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	r := report(1, same(1))
+	r.Group = "test:2"
+	w := NewWorker(config(r, 2, l.ListenAddr().String()))
+	defer w.Close()
+	_, err = w.Rendezvous(t.Context())
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "belongs to group test:2") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func failedWithin(t *testing.T, m Member, want string) error {
+	t.Helper()
+	select {
+	case <-m.Failed():
+	case <-time.After(wait):
+		t.Fatalf("rank %d: no failure", m.Rank())
+	}
+	err := m.Failure()
+	if !errors.Is(err, ErrGroupFailed) || !strings.Contains(err.Error(), want) {
+		t.Errorf("rank %d: got %v, want a group failure with %q", m.Rank(), err, want)
+	}
+	return err
+}
+
+// TestWorkerFailureStopsEveryRank: the first failure reaches every rank
+// by name.
+func TestWorkerFailureStopsEveryRank(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	ws[0].Fail("exited 137")
+	failedWithin(t, l, "rank 1 on node node1: exited 137")
+	failedWithin(t, ws[1], "rank 1 on node node1: exited 137")
+}
+
+func TestRankZeroGoneStopsWorkers(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	l.Close() // its connections close without a word, as when rank 0's sglaunch is killed
+	for _, w := range ws {
+		failedWithin(t, w, "lost rank 0")
+	}
+}
+
+func TestWorkerConnectionLostFailsGroup(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	ws[1].c.close() // as when rank 2's sglaunch is killed
+	failedWithin(t, l, "rank 2 on node node2: lost")
+	failedWithin(t, ws[0], "rank 2 on node node2: lost")
+}
+
+// TestSilentWorkerLostWithinHeartbeatBound: a rank that stops talking
+// (a partition: no FIN, no RST) is lost after interval × threshold.
+func TestSilentWorkerLostWithinHeartbeatBound(t *testing.T) {
+	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	nc, err := net.Dial("tcp", l.ListenAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := newConn(nc)
+	r := report(1, same(1))
+	c.send(message{Type: msgHello, Report: &r})
+	if _, err := l.Rendezvous(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	failedWithin(t, l, "no heartbeat")
+	if took, bound := time.Since(start), l.cfg.lostAfter()+l.cfg.Heartbeat+2*time.Second; took > bound {
+		t.Errorf("lost after %s, want within %s", took, bound)
+	}
+}
+
+func TestRendezvousTimeoutNamesMissingRank(t *testing.T) {
+	cfg := config(report(0, same(0)), 3, "127.0.0.1:0")
+	cfg.RendezvousTimeout = 300 * time.Millisecond
+	l, err := Listen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = l.Rendezvous(t.Context())
+	if !errors.Is(err, ErrRendezvous) || !strings.Contains(err.Error(), "ranks 1, 2 did not report") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestObserveAll(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	l.cfg.Observe = func(context.Context) ([]byte, error) { return []byte(`{"rank":0}`), nil }
+	ws[0].cfg.Observe = func(context.Context) ([]byte, error) { return []byte(`{"rank":1}`), nil }
+	ws[1].cfg.Observe = func(context.Context) ([]byte, error) { return nil, errors.New("no server") }
+	items, err := ObserveAll(t.Context(), l.ListenAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 3 {
+		t.Fatalf("got %d items: %+v", len(items), items)
+	}
+	var v struct{ Rank int }
+	for i := 0; i < 2; i++ {
+		if err := json.Unmarshal(items[i].Data, &v); err != nil || v.Rank != i || items[i].Rank != i {
+			t.Errorf("item %d: %+v (%v)", i, items[i], err)
+		}
+	}
+	if items[2].Rank != 2 || items[2].Error != "no server" {
+		t.Errorf("item 2: %+v", items[2])
+	}
+}
+
+func TestOversizedMessageRefused(t *testing.T) {
+	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	nc, err := net.Dial("tcp", l.ListenAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	go nc.Write([]byte(`{"type":"hello","x":"` + strings.Repeat("a", maxMessage+10)))
+	nc.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 1)
+	if _, err := nc.Read(buf); err == nil {
+		t.Fatal("the leader answered an oversized hello")
+	}
+}

@@ -1,0 +1,357 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// helloTimeout bounds a new connection's first message.
+const helloTimeout = 10 * time.Second
+
+// Leader is rank 0's end: it listens for the workers, holds the
+// distributed preflight, and tells every rank when the group is ready
+// or stops.
+type Leader struct {
+	cfg  Config
+	ln   net.Listener
+	fail *failure
+
+	mu         sync.Mutex
+	workers    map[int]*peer
+	started    bool          // go was sent: a lost rank is now a failure
+	changed    chan struct{} // closed and replaced on every join or leave
+	localReady bool
+	ready      chan struct{}
+	readyOnce  sync.Once
+	closed     chan struct{}
+	closeOnce  sync.Once
+	observeMu  sync.Mutex
+}
+
+// peer is one worker as rank 0 sees it.
+type peer struct {
+	rank     int
+	node     string
+	c        *conn
+	report   Report
+	ready    bool
+	lastSeen atomic.Int64 // unix nanos of its last message
+	replies  chan message // observations
+}
+
+// Listen starts rank 0's control channel.
+func Listen(cfg Config) (*Leader, error) {
+	_, port, err := net.SplitHostPort(cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("control address %q: %w", cfg.Addr, err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Bind, port))
+	if err != nil {
+		return nil, fmt.Errorf("control channel: %w", err)
+	}
+	l := &Leader{cfg: cfg, ln: ln, fail: newFailure(), workers: map[int]*peer{},
+		changed: make(chan struct{}), ready: make(chan struct{}), closed: make(chan struct{})}
+	go l.accept()
+	go l.heartbeats()
+	return l, nil
+}
+
+// ListenAddr is where the control channel listens.
+func (l *Leader) ListenAddr() net.Addr { return l.ln.Addr() }
+
+func (l *Leader) Rank() int                   { return 0 }
+func (l *Leader) GroupReady() <-chan struct{} { return l.ready }
+func (l *Leader) Failed() <-chan struct{}     { return l.fail.ch }
+func (l *Leader) Failure() error              { return l.fail.get() }
+
+func (l *Leader) accept() {
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		go l.handle(newConn(c))
+	}
+}
+
+// handle reads a connection's first message: a worker's hello, or a
+// local verify asking for every rank's observation.
+func (l *Leader) handle(c *conn) {
+	m, err := c.recv(time.Now().Add(helloTimeout))
+	if err != nil {
+		c.close()
+		return
+	}
+	switch m.Type {
+	case msgHello:
+		l.join(c, m)
+	case msgObserveAll:
+		l.observeAll(c)
+	default:
+		c.send(message{Type: msgRefuse, Reason: fmt.Sprintf("unexpected %q first", m.Type)})
+		c.close()
+	}
+}
+
+// join admits a worker, or refuses it with the reason.
+func (l *Leader) join(c *conn, m message) {
+	refuse := func(why string) {
+		c.send(message{Type: msgRefuse, Reason: why})
+		c.close()
+	}
+	r := m.Report
+	switch {
+	case r == nil:
+		refuse("hello without a report")
+		return
+	case r.Group != l.cfg.Self.Group:
+		refuse(fmt.Sprintf("rank %d on %s belongs to group %s; rank 0 at %s runs group %s", r.Rank, r.Node, r.Group, l.cfg.Addr, l.cfg.Self.Group))
+		return
+	case r.Rank < 1 || r.Rank >= l.cfg.Nodes:
+		refuse(fmt.Sprintf("rank %d is outside 1..%d of a %d-node group", r.Rank, l.cfg.Nodes-1, l.cfg.Nodes))
+		return
+	}
+	l.mu.Lock()
+	if old, ok := l.workers[r.Rank]; ok {
+		l.mu.Unlock()
+		refuse(fmt.Sprintf("rank %d has joined already, from %s (node %s)", r.Rank, old.c.remote(), old.node))
+		return
+	}
+	if l.started {
+		l.mu.Unlock()
+		refuse(fmt.Sprintf("the group is past its preflight without rank %d; restart the whole group", r.Rank))
+		return
+	}
+	p := &peer{rank: r.Rank, node: r.Node, c: c, report: *r, replies: make(chan message, 1)}
+	p.lastSeen.Store(time.Now().UnixNano())
+	l.workers[r.Rank] = p
+	l.notifyLocked()
+	l.mu.Unlock()
+	l.cfg.log().Info(fmt.Sprintf("rank %d on %s reported (%s)", r.Rank, r.Node, c.remote()))
+	l.read(p)
+}
+
+func (l *Leader) notifyLocked() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// read handles a worker's messages until its connection ends.
+func (l *Leader) read(p *peer) {
+	for {
+		m, err := p.c.recv(time.Time{})
+		if err != nil {
+			l.lost(p, "its control connection closed (its sglaunch ended or the host is gone)")
+			return
+		}
+		p.lastSeen.Store(time.Now().UnixNano())
+		switch m.Type {
+		case msgReady:
+			l.mu.Lock()
+			p.ready = true
+			l.mu.Unlock()
+			l.cfg.log().Info(fmt.Sprintf("rank %d on %s: its server is up", p.rank, p.node))
+			l.checkReady()
+		case msgFail:
+			l.failGroup(groupFailed("rank %d on node %s: %s", p.rank, p.node, m.Reason))
+		case msgObservation:
+			select {
+			case p.replies <- m:
+			default:
+			}
+		}
+	}
+}
+
+// lost drops a worker: before the load it may join again; after, the
+// group has failed.
+func (l *Leader) lost(p *peer, why string) {
+	select {
+	case <-l.closed: // rank 0 is closing every connection itself
+		return
+	default:
+	}
+	l.mu.Lock()
+	if l.workers[p.rank] != p {
+		l.mu.Unlock()
+		return
+	}
+	started := l.started
+	if !started {
+		delete(l.workers, p.rank)
+		l.notifyLocked()
+	}
+	l.mu.Unlock()
+	// The failure is named before the connection is closed, whose read
+	// error would otherwise be taken for the cause.
+	if started {
+		l.failGroup(groupFailed("rank %d on node %s: lost, %s", p.rank, p.node, why))
+	} else {
+		l.cfg.log().Warn(fmt.Sprintf("rank %d on %s left before the load: %s", p.rank, p.node, why))
+	}
+	p.c.close()
+}
+
+// heartbeats sends every worker a heartbeat each interval and drops a
+// worker silent for longer than Heartbeat × Missed.
+func (l *Leader) heartbeats() {
+	t := time.NewTicker(l.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.closed:
+			return
+		case <-t.C:
+		}
+		for _, p := range l.peers() {
+			silent := time.Since(time.Unix(0, p.lastSeen.Load()))
+			if silent > l.cfg.lostAfter() {
+				l.lost(p, fmt.Sprintf("no heartbeat for %s (a network partition, or the host is gone)", silent.Round(time.Millisecond)))
+				continue
+			}
+			go p.c.send(message{Type: msgHeartbeat})
+		}
+	}
+}
+
+func (l *Leader) peers() []*peer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*peer, 0, len(l.workers))
+	for _, p := range l.workers {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	return out
+}
+
+// Rendezvous waits for every worker's report, compares each with rank
+// 0's, and tells them all to load, or refuses them all.
+func (l *Leader) Rendezvous(ctx context.Context) (string, error) {
+	deadline := time.NewTimer(l.cfg.RendezvousTimeout)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		n, changed := len(l.workers), l.changed
+		l.mu.Unlock()
+		if n == l.cfg.Nodes-1 {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		case <-l.fail.ch:
+			return "", l.fail.err
+		case <-deadline.C:
+			return "", fmt.Errorf("%w: %s did not report to rank 0 (control channel %s) within %s; are they started, and can they reach this host on that port?",
+				ErrRendezvous, l.missing(), l.cfg.Addr, l.cfg.RendezvousTimeout)
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var rows []Mismatch
+	for r := 1; r < l.cfg.Nodes; r++ {
+		rows = append(rows, Compare(l.cfg.Self, l.workers[r].report)...)
+	}
+	if len(rows) > 0 {
+		e := &MismatchError{Rows: rows}
+		for _, p := range l.workers {
+			p.c.send(message{Type: msgRefuse, Reason: "the group does not run one plan", Table: e.Error()})
+		}
+		return "", e
+	}
+	l.started = true
+	for _, p := range l.workers {
+		p.c.send(message{Type: msgGo, DistInitAddr: l.cfg.DistInitAddr})
+	}
+	return l.cfg.DistInitAddr, nil
+}
+
+// missing names the ranks that have not reported.
+func (l *Leader) missing() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var m []string
+	for r := 1; r < l.cfg.Nodes; r++ {
+		if _, ok := l.workers[r]; !ok {
+			m = append(m, strconv.Itoa(r))
+		}
+	}
+	if len(m) == 1 {
+		return "rank " + m[0]
+	}
+	return "ranks " + strings.Join(m, ", ")
+}
+
+// LocalReady marks rank 0's own server ready (its /health passed).
+func (l *Leader) LocalReady() {
+	l.mu.Lock()
+	l.localReady = true
+	l.mu.Unlock()
+	l.checkReady()
+}
+
+// checkReady declares the group ready once rank 0 and every worker are.
+func (l *Leader) checkReady() {
+	l.mu.Lock()
+	ok := l.localReady && l.started && len(l.workers) == l.cfg.Nodes-1
+	for _, p := range l.workers {
+		ok = ok && p.ready
+	}
+	l.mu.Unlock()
+	if !ok || l.fail.get() != nil {
+		return
+	}
+	l.readyOnce.Do(func() {
+		close(l.ready)
+		for _, p := range l.peers() {
+			p.c.send(message{Type: msgGroupReady})
+		}
+	})
+}
+
+// Fail says rank 0's own server ended: the group stops.
+func (l *Leader) Fail(why string) {
+	l.failGroup(groupFailed("rank 0 on node %s: %s", l.cfg.Self.Node, why))
+}
+
+// failGroup records the group's first failure and tells every worker
+// to stop.
+func (l *Leader) failGroup(err error) {
+	if !l.fail.set(err) {
+		return
+	}
+	l.cfg.log().Error(err.Error())
+	// Sent before anyone closes a connection: each worker is told the
+	// first failure, not only that rank 0 went away.
+	var wg sync.WaitGroup
+	for _, p := range l.peers() {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.c.send(message{Type: msgStop, Reason: err.Error()}) }()
+	}
+	wg.Wait()
+}
+
+// Close stops listening and closes every worker's connection.
+func (l *Leader) Close() {
+	l.closeOnce.Do(func() {
+		close(l.closed)
+		l.ln.Close()
+		for _, p := range l.peers() {
+			p.c.close()
+		}
+	})
+}
+
+// errNotLocal refuses observation requests from other hosts: an
+// observation holds the processes' command lines and environments.
+var errNotLocal = errors.New("observations are given to local clients only")
