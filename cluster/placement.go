@@ -180,3 +180,17 @@ func DistInitAddr(host string, port int) string {
 
 // ControlAddr is where rank 0's control channel listens.
 func (pl *Placement) ControlAddr(port int) string { return DistInitAddr(pl.Leader, port) }
+
+// LeaderPorts are the ports SGLang takes on rank 0 from
+// --dist-init-addr: the port itself (torch's TCPStore).
+func LeaderPorts(p *plan.Plan) []int {
+	port := p.MultiNode.DistInitPort
+	if addr, ok := p.Arg(plan.FlagDistInitAddr); ok {
+		if _, ps, err := net.SplitHostPort(addr); err == nil {
+			if n, err := strconv.Atoi(ps); err == nil {
+				port = n
+			}
+		}
+	}
+	return []int{port}
+}

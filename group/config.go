@@ -29,8 +29,8 @@ type Config struct {
 	// RendezvousTimeout bounds the wait for every rank (rank 0) or for
 	// rank 0 (a worker).
 	RendezvousTimeout time.Duration
-	// Observe returns this rank's observation of its own server for
-	// verify --group (JSON; secrets masked). Nil: none.
+	// Observe, on a worker, returns its observation of its own server
+	// for verify --group (JSON; secrets masked). Nil: none.
 	Observe func(ctx context.Context) ([]byte, error)
 	Logger  *slog.Logger
 }

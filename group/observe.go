@@ -11,8 +11,8 @@ import (
 // runs the interpreter).
 const observeTimeout = 90 * time.Second
 
-// observeAll answers a local verify --group: rank 0's own observation
-// and every worker's, in rank order.
+// observeAll answers a local verify --group with every worker's
+// observation, in rank order (rank 0's own, verify reads itself).
 func (l *Leader) observeAll(c *conn) {
 	defer c.close()
 	if !isLoopback(c.c.RemoteAddr()) {
@@ -23,7 +23,7 @@ func (l *Leader) observeAll(c *conn) {
 	defer l.observeMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 	defer cancel()
-	items := []Observed{l.observeSelf(ctx)}
+	var items []Observed
 	peers := l.peers()
 	for _, p := range peers {
 		select { // a late reply to an earlier request
@@ -46,20 +46,6 @@ func (l *Leader) observeAll(c *conn) {
 		items = append(items, Observed{Rank: -1, Error: fmt.Sprintf("only %d of %d workers are in the group", len(peers), l.cfg.Nodes-1)})
 	}
 	c.send(message{Type: msgObserved, Items: items})
-}
-
-func (l *Leader) observeSelf(ctx context.Context) Observed {
-	o := Observed{Rank: 0, Node: l.cfg.Self.Node}
-	if l.cfg.Observe == nil {
-		o.Error = "rank 0 observes nothing"
-		return o
-	}
-	data, err := l.cfg.Observe(ctx)
-	if err != nil {
-		o.Error = err.Error()
-	}
-	o.Data = data
-	return o
 }
 
 // answerObserve is a worker's reply to rank 0's observe.

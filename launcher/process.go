@@ -184,6 +184,9 @@ func (s *Process) watch() {
 			s.setEscalated()
 		case <-timer.C:
 			s.setEscalated()
+			if grace == 0 {
+				break
+			}
 			s.log.Warn(fmt.Sprintf("server still running %s after the stop signal (stop_timeout); killing it", secs(grace)))
 		}
 	}
@@ -259,6 +262,13 @@ func (s *Process) reapLoop() {
 // the sentinels and becomes the reason Err reports. Later requests only
 // forward their signal.
 func (s *Process) RequestStop(why error, sig syscall.Signal) { s.requestStop(why, sig, -1) }
+
+// RequestStopWithin is RequestStop with its own grace period: 0 kills
+// the tree at once (a multi-node group that lost a rank can finish no
+// request).
+func (s *Process) RequestStopWithin(why error, sig syscall.Signal, grace time.Duration) {
+	s.requestStop(why, sig, grace)
+}
 
 // requestStop is RequestStop with a grace period (negative: the plan's).
 func (s *Process) requestStop(why error, sig syscall.Signal, grace time.Duration) {

@@ -42,7 +42,10 @@ func (s *Session) Supervise(ctx context.Context) error {
 		go wd.run(lctx)
 	}
 	h := s.plan.Health
-	if h.Interval > 0 {
+	// A worker's /health is SGLang's dummy server: 200 whatever the
+	// group does. Its liveness is its process tree and rank 0's
+	// heartbeats (watchGroup).
+	if h.Interval > 0 && !s.isWorker() {
 		l := &health.Liveness{
 			URL:       s.plan.BaseURL() + "/health",
 			Interval:  h.Interval,
@@ -54,6 +57,7 @@ func (s *Session) Supervise(ctx context.Context) error {
 	}
 	<-s.Done()
 	s.reportExit()
+	s.tellGroup(s.Err())
 	return s.Err()
 }
 

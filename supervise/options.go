@@ -3,6 +3,7 @@ package supervise
 import (
 	"time"
 
+	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/launcher"
 )
@@ -23,4 +24,10 @@ type Options struct {
 	// Observer, when set, is told the session's phases, probes, ready,
 	// stop and end (a status endpoint).
 	Observer Observer
+	// Group, for a rank of a multi-node server, is its end of the
+	// control channel, past its rendezvous: READY=1 waits for the whole
+	// group, a worker is judged by its process tree and rank 0's
+	// heartbeats (never its own /health, SGLang's dummy), and the
+	// group's failure stops the server at once.
+	Group group.Member
 }

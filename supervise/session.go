@@ -83,6 +83,7 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s.Process = proc
+	s.watchGroup()
 	if opts.OnStarted != nil {
 		opts.OnStarted(proc.PID())
 	}
@@ -118,6 +119,9 @@ func (s *Session) waitReady() error {
 		case <-gctx.Done():
 		}
 	}()
+	if s.opts.Group != nil {
+		s.log.Info(fmt.Sprintf("rank %d: waiting for its server's /health", s.opts.Group.Rank()))
+	}
 	history := health.History{Dir: s.opts.StateDir}
 	est, err := history.Estimate(s.plan.Fingerprint)
 	if err != nil {
@@ -143,6 +147,9 @@ func (s *Session) waitReady() error {
 	}
 	at, err := gate.Wait(gctx)
 	if err == nil {
+		err = s.waitGroupReady()
+	}
+	if err == nil {
 		// Ready and gone at the same moment counts as gone.
 		select {
 		case <-s.Exited():
@@ -158,6 +165,7 @@ func (s *Session) waitReady() error {
 		}
 		<-s.Done()
 		s.reportExit()
+		s.tellGroup(s.Err())
 		return s.withPortHolder(s.Err())
 	}
 

@@ -42,6 +42,10 @@ func serveCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			placement, err := e.place(plan)
+			if err != nil {
+				return err
+			}
 			format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
 			if c.IsSet("log-format") {
 				format, flag = c.String("log-format"), "--log-format"
@@ -72,6 +76,20 @@ func serveCommand(e *env) *cli.Command {
 			}
 			state := e.newLaunch(plan, plan.Mode, "", s, log)
 			state.hooks(&opts)
+			if placement != nil {
+				srv := &rankServer{}
+				member, err := e.joinGroup(c.Context, plan, placement, log, srv)
+				if err != nil {
+					state.remove()
+					return err
+				}
+				defer member.Close()
+				opts.Group = member
+				state.state.Group = groupState(plan, placement)
+				state.state.Plan = plan.View()
+				started := opts.OnStarted
+				opts.OnStarted = func(pid int) { srv.pid.Store(int64(pid)); started(pid) }
+			}
 			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked)
 			if err != nil {
 				return err
@@ -79,7 +97,11 @@ func serveCommand(e *env) *cli.Command {
 			defer endpoint.close()
 			endpoint.wire(&opts, state)
 			defer state.remove()
-			return serve(c.Context, e, plan, opts)
+			err = serve(c.Context, e, plan, opts)
+			if placement != nil {
+				return groupEnd(err)
+			}
+			return err
 		},
 	}
 }
@@ -106,6 +128,19 @@ func serve(ctx context.Context, e *env, p *plan.Plan, opts supervise.Options) er
 		}
 	}
 	return sessionEnd(opts.Logger, err)
+}
+
+// groupEnd is how a rank of a multi-node group ends: a requested stop
+// (by signal) and bad input end as they do on one node; any other end
+// (this rank's server failed, another rank did, the group was lost) is
+// exit status 1, on every rank, so that the orchestrator restarts the
+// whole group.
+func groupEnd(err error) error {
+	var se *statusError
+	if errors.As(err, &se) && se.raise == 0 && se.code != 0 && se.code != 2 {
+		return &statusError{code: 1, msg: se.msg}
+	}
+	return err
 }
 
 // escalated reports a stop that sglaunch had to finish with SIGKILL.

@@ -50,7 +50,9 @@ type State struct {
 	// (ReadyAt non-zero) once the server is ready.
 	health.Load
 	Plan plan.View `json:"plan"`
-	Path string    `json:"-"`
+	// Group places a rank of a multi-node server (nil: one node).
+	Group *Group `json:"group,omitempty"`
+	Path  string `json:"-"`
 	// Stale is set when the launch's sglaunch no longer runs.
 	Stale bool `json:"-"`
 }
@@ -216,4 +218,15 @@ func (l *limited) Read(p []byte) (int, error) {
 	n, err := l.f.Read(p)
 	l.left -= int64(n)
 	return n, err
+}
+
+// Group is where a multi-node launch's rank sits.
+type Group struct {
+	Rank         int    `json:"rank"`
+	Nodes        int    `json:"nodes"`
+	Node         string `json:"node"`
+	Orchestrator string `json:"orchestrator"`
+	// Control is rank 0's control channel (HOST:PORT); on rank 0 itself
+	// a local verify --group asks it for every rank's observation.
+	Control string `json:"control"`
 }
