@@ -24,7 +24,7 @@ def main(argv=None):
     set_process_title("sglang::detokenizer")
     os.write(args.ready_fd, b"ready\n")
     os.close(args.ready_fd)
-    _idle_until_parent_exits(args.ctl_fd)
+    _idle_until_parent_exits(args)
 
 
 if __name__ == "__main__":

@@ -6,14 +6,19 @@ block until every rank reports it has loaded. A rank that fails during the load
 sends SIGQUIT, and the launch-phase handler takes the whole tree down before the
 HTTP port is ever bound.
 
-SGLang also reads SGLANG_BLOCK_NONZERO_RANK_CHILDREN and SGLANG_DP_RANK here; the
-sim does not model multi-node or data parallelism, so it leaves them alone.
+Multi-node (--nnodes N --node-rank R): each node starts only its share of the
+ranks (_calculate_rank_ranges: tp_size / nnodes TP ranks per node, numbered
+from R * tp_size / nnodes), and only node 0 a detokenizer. The ranks meet at
+rank 0's store before loading (dist.py). SGLang also reads
+SGLANG_BLOCK_NONZERO_RANK_CHILDREN and SGLANG_DP_RANK here; the sim does not
+model the Engine API or data parallelism, so it leaves them alone.
 """
 
 import os
 import random
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,6 +33,8 @@ class Child:
         self.popen = popen
         self.ready_fd = ready_fd
         self.ctl_fd = ctl_fd
+        self.keep_ready = False
+        self.link_fd = -1  # rank 0 of several nodes: "hang" comes here after ready
 
     @property
     def pid(self):
@@ -121,6 +128,71 @@ def _cuda_graph_disabled(server_args):
     )
 
 
+def calculate_rank_ranges(nnodes, pp_size, tp_size, node_rank):
+    """engine.py's _calculate_rank_ranges: the PP and TP ranks of one node."""
+    pp_size_per_node = max(pp_size // nnodes, 1)
+    nnodes_per_pp_rank = max(nnodes // pp_size, 1)
+    pp_range = range(
+        pp_size_per_node * (node_rank // nnodes_per_pp_rank),
+        pp_size_per_node * (node_rank // nnodes_per_pp_rank + 1),
+    )
+    tp_size_per_node = tp_size // nnodes_per_pp_rank
+    tp_range = range(
+        tp_size_per_node * (node_rank % nnodes_per_pp_rank),
+        tp_size_per_node * (node_rank % nnodes_per_pp_rank + 1),
+    )
+    return pp_range, tp_range
+
+
+def _free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def store_address(args):
+    """Where the ranks meet (distributed/bootstrap.py _resolve_dist_init_method):
+    --dist-init-addr, else --host (or 127.0.0.1) with nccl_port, which is
+    --nccl-port or a free port of this node (PortArgs.init_new). Without
+    --dist-init-addr every node therefore waits at its own address."""
+    addr = args.get("dist_init_addr")
+    if addr:
+        return str(addr)
+    host = args.get("host") or "127.0.0.1"
+    port = args.get("nccl_port") or _free_port()
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def check_server_args(args):
+    """What validation_hook.py's check_server_args asserts about nodes; an
+    AssertionError ends the launch with its traceback (exit 1). SGLang does
+    not check --node-rank < --nnodes."""
+    nnodes = max(1, int(args.get("nnodes", 1) or 1))
+    tp = max(1, int(args.get("tp_size", 1) or 1))
+    pp = max(1, int(args.get("pp_size", 1) or 1))
+    msg = None
+    if (tp * pp) % nnodes != 0:
+        msg = "tp_size must be divisible by number of nodes"
+    elif int(args.get("dp_size", 1) or 1) > 1 and nnodes != 1:
+        msg = "multi-node data-parallel replicas are not supported; use attention DP (--attn-dp-size) across nodes"
+    if msg is None:
+        return
+    logger.raw(
+        "Traceback (most recent call last):\n"
+        '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+        '  File "sglang/launch_server.py", line 14, in <module>\n'
+        "    launch_server(server_args)\n"
+        '  File "sglang/srt/entrypoints/engine.py", line 1021, in _launch_subprocesses\n'
+        "    server_args.check_server_args()\n"
+        '  File "sglang/srt/arg_groups/validation_hook.py", line 92, in check_server_args\n'
+        f"AssertionError: {msg}\n"
+    )
+    flush_std()
+    os._exit(1)
+
+
 class Engine:
     def __init__(self, server_args, cfg):
         self.args = server_args
@@ -130,6 +202,9 @@ class Engine:
         self.escaped_pid = None
         self.crash_mode = cfg.crash_during_load is not None
         self.facts = model_facts(server_args)
+        self.nnodes = max(1, int(server_args.get("nnodes", 1) or 1))
+        self.node_rank = int(server_args.get("node_rank", 0) or 0)
+        self.busy = False
 
     # -- signals during the launch phase ---------------------------------
 
@@ -173,6 +248,7 @@ class Engine:
         args, cfg = self.args, self.cfg
         signal.signal(signal.SIGQUIT, self.launch_phase_sigquit_handler)
         set_envs_and_config(args)
+        check_server_args(args)
         t0 = time.monotonic()
         tp_size = max(1, int(args.get("tp_size", 1)))
         pp_size = max(1, int(args.get("pp_size", 1)))
@@ -213,8 +289,12 @@ class Engine:
                 "--spec-topk", str(int(args.get("speculative_eagle_topk") or 1)),
                 "--spec-draft-tokens", str(int(args.get("speculative_num_draft_tokens") or 4)),
             ]
-        if cfg.crash_during_load is not None:
-            common += ["--crash-at", repr(cfg.crash_during_load)]
+        if self.nnodes > 1:
+            common += [
+                "--world-size", str(tp_size * pp_size),
+                "--store", store_address(args),
+                "--dist-timeout", repr(float(args.get("dist_timeout") or 0)),
+            ]
         sizes = {
             "tp": tp_size,
             "pp": pp_size,
@@ -223,20 +303,29 @@ class Engine:
             "moe_dp": int(args.get("moe_dp_size", 1) or 1),
         }
         index = 0
-        for pp in range(pp_size):
-            for tp in range(tp_size):
+        pp_range, tp_range = calculate_rank_ranges(self.nnodes, pp_size, tp_size, self.node_rank)
+        for pp in pp_range:
+            for tp in tp_range:
                 prefix, title = scheduler_prefix(tp, pp, sizes)
                 env = base_env
                 if cfg.worker_env and tp == cfg.worker_env_rank and pp == 0:
                     env = dict(base_env)
                     env.update(cfg.worker_env)
-                argv = common + ["--title", title, "--prefix", prefix, "--tp-rank", str(tp), "--pp-rank", str(pp)]
+                argv = common + ["--title", title, "--prefix", prefix, "--tp-rank", str(tp), "--pp-rank", str(pp),
+                                 "--global-rank", str(tp_size * pp + tp)]
+                if index == 0 and cfg.crash_during_load is not None:
+                    # The node's first rank fails (rank 0 on a single node).
+                    argv += ["--crash-at", repr(cfg.crash_during_load)]
                 # The watchdog's names: scheduler_0, scheduler_1, ... in launch order.
-                self._spawn(f"scheduler_{index}", "sglang.srt.scheduler", argv, env)
+                child = self._spawn(f"scheduler_{index}", "sglang.srt.scheduler", argv, env)
+                # Rank 0 of several nodes keeps its ready pipe open to say it hung.
+                child.keep_ready = self.nnodes > 1 and tp == 0 and pp == 0
                 index += 1
-        self._spawn(
-            "detokenizer", "sglang.srt.detokenizer_manager", ["--parent", str(os.getpid())], base_env
-        )
+        if self.node_rank == 0:
+            # Nodes >= 1 run no tokenizer or detokenizer (engine.py).
+            self._spawn(
+                "detokenizer", "sglang.srt.detokenizer_manager", ["--parent", str(os.getpid())], base_env
+            )
         if cfg.setsid_worker:
             esc = self._spawn(
                 "escaped",
@@ -260,6 +349,10 @@ class Engine:
             for fd in readable:
                 data = os.read(fd, 64)
                 child = pending.pop(fd)
+                if data.startswith(b"ready") and child.keep_ready:
+                    child.link_fd = fd
+                    child.ready_fd = -1
+                    continue
                 os.close(fd)
                 child.ready_fd = -1
                 if data.startswith(b"ready"):
@@ -315,6 +408,30 @@ class Engine:
                 os.write(child.ctl_fd, b"shutdown\n")
             except OSError:
                 pass
+
+    def tell(self, child, msg):
+        try:
+            os.write(child.ctl_fd, msg.encode() + b"\n")
+        except OSError:
+            pass
+
+    def set_busy(self, busy):
+        """Multi-node: tell rank 0's scheduler whether a request or a health
+        check generation is in flight, which it forwards to the other nodes
+        (what a dying peer then does depends on it: see dist.py)."""
+        if self.nnodes == 1 or busy == self.busy:
+            return
+        self.busy = busy
+        scheds = self.schedulers()
+        if scheds:
+            self.tell(scheds[0], "busy" if busy else "idle")
+
+    def crash_first_rank(self):
+        """SGLANG_SIM_CRASH_AFTER_READY: the node's first rank fails in a
+        forward, logs its traceback and SIGQUITs the server."""
+        scheds = self.schedulers()
+        if scheds:
+            self.tell(scheds[0], "crash")
 
     def schedulers_alive(self):
         return [c for c in self.schedulers() if c.popen.poll() is None]

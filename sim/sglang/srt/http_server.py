@@ -118,6 +118,9 @@ class SimHttpServer:
         self.admin_api_key = server_args.get("admin_api_key")
         self._access_lines = []
         self.health_failed = False
+        self.multinode = engine.nnodes > 1
+        if self.multinode:
+            self.tm.rid_to_state.on_change = self.busy_changed
         self.routes = {
             "/health": (("GET",), self.health),
             "/health_generate": (("GET",), self.health),
@@ -518,6 +521,8 @@ class SimHttpServer:
         # tokenizer_manager.py's sigterm_watchdog runs from the start.
         self.watchdog_on = True
         self.loop.call_later(cfg.watchdog_interval, self._watch_children)
+        if self.multinode and self.engine.schedulers()[0].link_fd >= 0:
+            self.loop.add_reader(self.engine.schedulers()[0].link_fd, self._rank0_said)
         self.loop.create_task(self._sigterm_watchdog())
         if args.get("skip_server_warmup", False):
             self._ready()
@@ -556,10 +561,29 @@ class SimHttpServer:
         logger.info("The server is fired up and ready to roll!")
         if self.cfg.hang_after_ready is not None:
             self.loop.call_later(self.cfg.hang_after_ready, self._hang)
+        if self.cfg.crash_after_ready is not None:
+            self.loop.call_later(self.cfg.crash_after_ready, self.engine.crash_first_rank)
 
     def _hang(self):
         self.tm.hung = True
         self.tm.hung_at = self.loop.time()
+
+    def busy_changed(self):
+        self.engine.set_busy(bool(self.tm.rid_to_state) or self.tm.health_gens > 0)
+
+    def _rank0_said(self):
+        """Multi-node: rank 0's scheduler reports that a peer died inside a
+        forward, so the ranks hang (dist.py)."""
+        fd = self.engine.schedulers()[0].link_fd
+        try:
+            data = os.read(fd, 64)
+        except OSError:
+            data = b""
+        if not data:
+            self.loop.remove_reader(fd)
+            return
+        if b"hang" in data and not self.tm.hung:
+            self._hang()
 
     def _watch_children(self):
         """utils/watchdog.py's SubprocessWatchdog: once a second, a worker
@@ -691,6 +715,15 @@ class _HealthCheck:
         # The generation's token, unless the ranks hang before it comes.
         self.token_at = None if server.tm.hung else self.tic + server.tm.ttft
         self.handle = loop.call_at(self.tic + server.cfg.health_poll, self.check)
+        if server.multinode and self.token_at is not None:
+            # The generation is in flight on every rank until its token.
+            server.tm.health_gens += 1
+            server.busy_changed()
+            loop.call_at(self.token_at, self._generated)
+
+    def _generated(self):
+        self.server.tm.health_gens -= 1
+        self.server.busy_changed()
 
     def cancel(self):
         self.handle.cancel()
@@ -737,6 +770,10 @@ def launch_server(server_args, cfg):
     logger.info(f"server_args={server_args!r}")
     engine = Engine(server_args, cfg)
     engine.launch()
+    if engine.node_rank >= 1:
+        from sglang.srt.node_server import serve_worker_node
+
+        serve_worker_node(server_args, cfg, engine)
     tighten_timer_slack()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)

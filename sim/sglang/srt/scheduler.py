@@ -23,6 +23,8 @@ import signal
 import sys
 import time
 
+from sglang.srt import dist
+from sglang.srt.dist import sigquit_parent
 from sglang.srt.utils import kill_itself_when_parent_died, kv_cache_gb, logger, set_process_title
 
 # Fractions of SGLANG_SIM_LOAD_SECONDS at which each phase starts.
@@ -76,6 +78,11 @@ def _parse(argv):
     p.add_argument("--spec-topk", type=int, default=1)
     p.add_argument("--spec-draft-tokens", type=int, default=4)
     p.add_argument("--spec-steps", type=int, default=3)
+    # Multi-node (--nnodes > 1): this rank's place in the world and rank 0's store.
+    p.add_argument("--world-size", type=int, default=1)
+    p.add_argument("--global-rank", type=int, default=0)
+    p.add_argument("--store", default="")
+    p.add_argument("--dist-timeout", type=float, default=0.0)
     return p.parse_args(argv)
 
 
@@ -193,13 +200,66 @@ def _traceback_for(frac, pkg):
 
 def _crash(args, frac):
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    logger.error(f"Scheduler hit an exception: {_traceback_for(frac, pkg)}")
+    _die(args, _traceback_for(frac, pkg))
+
+
+def _die(args, traceback):
+    logger.error(f"Scheduler hit an exception: {traceback}")
     # SGLang's scheduler tells its parent it failed with SIGQUIT.
-    try:
-        os.kill(args.parent, signal.SIGQUIT)
-    except OSError:
-        pass
+    sigquit_parent(args.parent)
     os._exit(1)
+
+
+def _running_traceback(where, exc):
+    """The traceback of a rank that fails after the load: in its
+    per-iteration request broadcast (a peer's link closed: gloo's error) or
+    in a forward (SGLANG_SIM_CRASH_AFTER_READY: a CUDA error)."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [
+        (f"{pkg}/srt/managers/scheduler.py", 3215, "run_scheduler_process", "scheduler.run_event_loop()"),
+        (f"{pkg}/srt/managers/scheduler.py", 1561, "run_event_loop", "dispatch_event_loop(self)"),
+        (f"{pkg}/srt/managers/scheduler.py", 1180, "event_loop_overlap", "recv_reqs = self.recv_requests()"
+         if where == "broadcast" else "batch_result = self.run_batch(batch)"),
+    ]
+    if where == "broadcast":
+        frames += [
+            (f"{pkg}/srt/managers/scheduler.py", 1402, "recv_requests", "recv_reqs = broadcast_pyobj("),
+            (f"{pkg}/srt/utils/common.py", 1455, "broadcast_pyobj", "dist.broadcast(tensor_size, src=src, group=dist_group)"),
+            ("/usr/local/lib/python3.12/dist-packages/torch/distributed/distributed_c10d.py", 2974, "broadcast",
+             "work.wait()"),
+        ]
+    else:
+        frames.append((f"{pkg}/srt/managers/scheduler.py", 2650, "run_batch",
+                       "batch_result = self.model_worker.forward_batch_generation("))
+        exc = ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
+               "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+               "stacktrace below might be incorrect.")
+    lines = ["Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines.append(f'  File "{path}", line {line}, in {func}')
+        lines.append(f"    {code}")
+    lines.append(exc)
+    return "\n".join(lines)
+
+
+def _dist_traceback(exc):
+    """A rank that fails in torch.distributed's rendezvous or in a gloo
+    collective during the load."""
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [
+        (f"{pkg}/srt/managers/scheduler.py", 3209, "run_scheduler_process", "scheduler = Scheduler("),
+        (f"{pkg}/srt/managers/scheduler.py", 346, "__init__", "self.tp_worker = TpModelWorker("),
+        (f"{pkg}/srt/model_executor/model_runner.py", 325, "__init__", "min_per_gpu_memory = self.init_torch_distributed()"),
+        (f"{pkg}/srt/distributed/bootstrap.py", 120, "init_torch_distributed", "_init_parallel_groups("),
+        (f"{pkg}/srt/distributed/parallel_state.py", 1429, "init_distributed_environment",
+         "torch.distributed.init_process_group("),
+    ]
+    lines = ["Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        lines.append(f'  File "{path}", line {line}, in {func}')
+        lines.append(f"    {code}")
+    lines.append(exc)
+    return "\n".join(lines)
 
 
 def _bs_list(args):
@@ -229,7 +289,7 @@ class Mem:
         return before, before - self.avail, self.avail
 
 
-def run_load(args):
+def run_load(args, links=None):
     """Play the model load with the lines SGLang's ranks log, in its order.
 
     Every rank logs with its prefix (none at tp 1): the torch distributed
@@ -252,7 +312,7 @@ def run_load(args):
     """
     tl = Timeline(args.t0, args.load_seconds)
     rank0 = args.tp_rank == 0 and args.pp_rank == 0
-    crash = args.crash_at if rank0 else None
+    crash = args.crash_at  # the parent passes it to its node's first rank only
     crash_frac = None
     if crash is not None:
         crash_frac = crash / args.load_seconds if args.load_seconds > 0 else 0.0
@@ -273,6 +333,12 @@ def run_load(args):
 
     step(T_DIST_BEGIN)
     logger.info("Init torch distributed begin.")
+    if args.world_size > 1 and args.store:
+        # Every rank waits here until the whole world has joined rank 0's
+        # store; the rest of the load starts from then.
+        before = time.monotonic()
+        links.extend(_rendezvous(args))
+        tl.t0 += time.monotonic() - before
     step(T_DIST_END)
     logger.info(f"Init torch distributed ends. elapsed={elapsed_since(T_DIST_BEGIN):.2f} s, mem usage=0.51 GB")
 
@@ -299,6 +365,12 @@ def run_load(args):
         load_weights(T_WEIGHTS_BEGIN, T_WEIGHTS_END, args.arch, 15.02, 4)
 
     step(T_KV)
+    if links:
+        # init_memory_pool's distributed memory check is a gloo all-reduce
+        # over every rank: a peer that died since meets us here.
+        gone = dist.dead_link(links)
+        if gone is not None:
+            _die(args, _dist_traceback(dist.gloo_closed(gone.peer)))
     pools = [(args.kv_tokens, kv_cache_gb(args.kv_tokens))]
     if spec:
         pools.append((args.kv_tokens, kv_cache_gb(args.kv_tokens) / 32))
@@ -412,10 +484,23 @@ def _capture_legacy(args, step, mem, bs, rank0, spec):
         )
 
 
-def _idle_until_parent_exits(ctl_fd):
+def _rendezvous(args):
+    host, port = dist.parse_addr(args.store)
+    timeout = args.dist_timeout if args.dist_timeout > 0 else dist.DEFAULT_TIMEOUT
+    try:
+        if args.global_rank == 0:
+            return dist.rendezvous_master(port, args.world_size, timeout)
+        return [dist.rendezvous_client(host, port, args.global_rank, timeout)]
+    except dist.DistError as e:
+        _die(args, _dist_traceback(str(e)))
+
+
+def _idle_until_parent_exits(args):
     # The parent holds the write end; EOF means it is gone or wants us gone.
     # "shutdown" is SGLang's ShutdownReq after a drain: the scheduler leaves
-    # its event loop, releases its resources and exits 0.
+    # its event loop, releases its resources and exits 0. "crash" is
+    # SGLANG_SIM_CRASH_AFTER_READY: a forward fails.
+    ctl_fd = args.ctl_fd
     if ctl_fd < 0:
         while True:
             signal.pause()
@@ -424,6 +509,8 @@ def _idle_until_parent_exits(ctl_fd):
             data = os.read(ctl_fd, 64)
             if not data or data.startswith(b"shutdown"):
                 os._exit(0)
+            if data.startswith(b"crash"):
+                _die(args, _running_traceback("forward", None))
         except InterruptedError:
             continue
         except OSError:
@@ -446,10 +533,19 @@ def main(argv=None):
             signal.pause()
     kill_itself_when_parent_died(args.parent)
     set_process_title(args.title)
-    run_load(args)
+    links = []
+    run_load(args, links)
     os.write(args.ready_fd, b"ready\n")
-    os.close(args.ready_fd)
-    _idle_until_parent_exits(args.ctl_fd)
+    master = args.store != "" and args.global_rank == 0
+    if not args.store:
+        os.close(args.ready_fd)
+        _idle_until_parent_exits(args)
+    if not master:
+        os.close(args.ready_fd)
+        args.ready_fd = -1
+    # Multi-node: rank 0 keeps its ready pipe to tell the server it hung.
+    dist.serve_links(links, args.ctl_fd, args.ready_fd, master,
+                     lambda where, exc: _die(args, _running_traceback(where, exc)))
 
 
 if __name__ == "__main__":

@@ -16,11 +16,16 @@ Timing
                                arrival + TTFT + i * ITL. Default 10.
 
 Failure modes
-  SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which rank 0 crashes with a
-                               traceback; the server exits before binding the port.
+  SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which the node's first rank
+                               (rank 0 on one node) crashes with a traceback; the
+                               server exits before binding the port.
   SGLANG_SIM_CRASH_EXIT_CODE   If set, the server exits with this status after that
                                crash. Unset (default): as SGLang, the rank's SIGQUIT
                                makes the server kill its tree and itself (137).
+  SGLANG_SIM_CRASH_AFTER_READY Seconds after ready (on nodes >= 1: after the dummy
+                               health server started) at which the node's first
+                               rank fails in a forward: it logs its traceback and
+                               SIGQUITs the server, which kills its tree (137).
   SGLANG_SIM_HANG_AFTER_READY  Seconds after ready at which the ranks hang, as in a
                                stuck NCCL collective: /health is accepted and not
                                answered (for SGLANG_HEALTH_CHECK_TIMEOUT seconds,
@@ -124,6 +129,7 @@ class SimConfig:
         self.crash_during_load = _opt_float("SGLANG_SIM_CRASH_DURING_LOAD")
         self.crash_exit_code = _opt_int("SGLANG_SIM_CRASH_EXIT_CODE")
         self.hang_after_ready = _opt_float("SGLANG_SIM_HANG_AFTER_READY")
+        self.crash_after_ready = _opt_float("SGLANG_SIM_CRASH_AFTER_READY")
         self.ignore_sigterm = _bool("SGLANG_SIM_IGNORE_SIGTERM")
         self.setsid_worker = _bool("SGLANG_SIM_SETSID_WORKER")
         self.log_flood_bytes = max(0, _int("SGLANG_SIM_LOG_FLOOD_BYTES", 0))

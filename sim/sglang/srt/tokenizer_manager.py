@@ -286,6 +286,26 @@ class GenRequest:
         self.conn.send_response(200, body.encode())
 
 
+class _InFlight(dict):
+    """rid_to_state, which also tells on_change when it turns empty or
+    non-empty (multi-node: whether the ranks are in a forward)."""
+
+    on_change = None
+
+    def __setitem__(self, key, value):
+        was = bool(self)
+        super().__setitem__(key, value)
+        if not was and self.on_change is not None:
+            self.on_change()
+
+    def pop(self, key, *default):
+        was = bool(self)
+        out = super().pop(key, *default)
+        if was and not self and self.on_change is not None:
+            self.on_change()
+        return out
+
+
 class TokenizerManager:
     """Server status, in-flight requests and the clock they run on."""
 
@@ -301,7 +321,8 @@ class TokenizerManager:
         self.gracefully_exit = False
         self.hung = False
         self.hung_at = None  # loop time the ranks hung at
-        self.rid_to_state = {}
+        self.rid_to_state = _InFlight()
+        self.health_gens = 0  # /health generations in flight (not in rid_to_state)
         self.tokens_out = 0
         self.requests_done = 0
         self.prompt_tokens_total = 0
