@@ -181,8 +181,12 @@ func DistInitAddr(host string, port int) string {
 // ControlAddr is where rank 0's control channel listens.
 func (pl *Placement) ControlAddr(port int) string { return DistInitAddr(pl.Leader, port) }
 
-// LeaderPorts are the ports SGLang takes on rank 0 from
-// --dist-init-addr: the port itself (torch's TCPStore).
+// LeaderPorts are the ports SGLang takes from --dist-init-addr's port D
+// (PortArgs.init_new in srt/server_args.py): D itself for the
+// rendezvous; with --enable-dp-attention the internal channels are TCP
+// too, on base … base+5 where base is D+1 (D-7 when D+6 would pass
+// 65535): tokenizer, detokenizer, rpc, metrics, scheduler input and,
+// across nodes, the load collector.
 func LeaderPorts(p *plan.Plan) []int {
 	port := p.MultiNode.DistInitPort
 	if addr, ok := p.Arg(plan.FlagDistInitAddr); ok {
@@ -192,5 +196,17 @@ func LeaderPorts(p *plan.Plan) []int {
 			}
 		}
 	}
-	return []int{port}
+	ports := []int{port}
+	if !p.HasFlag("--enable-dp-attention") {
+		return ports
+	}
+	const k = 6
+	base := port + 1
+	if port+k > 65535 {
+		base = port - k - 1
+	}
+	for i := range k {
+		ports = append(ports, base+i)
+	}
+	return ports
 }

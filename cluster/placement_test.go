@@ -174,3 +174,24 @@ func TestApplyKeepsFingerprint(t *testing.T) {
 		t.Errorf("ranks differ in fingerprint: %v", fps)
 	}
 }
+
+func TestLeaderPorts(t *testing.T) {
+	tests := []struct {
+		name string
+		sets []string
+		want []int
+	}{
+		{"plain", nil, []int{20000}},
+		{"dp attention", []string{"args.enable-dp-attention=true"}, []int{20000, 20001, 20002, 20003, 20004, 20005, 20006}},
+		{"dp attention near the top", []string{"args.enable-dp-attention=true", "multinode.dist_init_port=65533"}, []int{65533, 65526, 65527, 65528, 65529, 65530, 65531}},
+		{"static port", []string{"args.dist-init-addr=10.0.0.1:21000", "args.node-rank=0"}, []int{21000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := LeaderPorts(testPlan(t, twoNodes, tt.sets...))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -73,6 +73,8 @@ func (e *Error) Error() string {
 		if e.Ran {
 			fmt.Fprintf(&b, "; the server %s", e.end)
 			switch {
+			case e.Escalated && e.StopSignal == syscall.SIGKILL:
+				b.WriteString(": sglaunch killed its tree at once")
 			case e.Escalated:
 				b.WriteString(": it did not stop within stop_timeout and sglaunch killed it")
 			case errors.Is(e.Reason, ErrInterrupted) && e.StopSignal != 0 && e.StopSignal != syscall.SIGKILL:
