@@ -1,0 +1,21 @@
+// Package slurm is sglaunch's real-Slurm suite: each test starts a real
+// Slurm 22.05 cluster on one machine, one slurmd per node of
+// internal/testkit/netns (a network namespace with its own address and
+// loopback), slurmctld in the root namespace on the bridge's address, and
+// one munged whose socket every node reaches through the shared file
+// system. slurm.conf is generated into a temporary directory (proctrack
+// linuxproc, task/none, no cgroups, SlurmUser root) and srun, sbatch and
+// scontrol find it through SLURM_CONF.
+//
+// The smoke tests pin what the multi-node launcher relies on: what Slurm
+// really sets inside an srun step and in a batch script outside one, the
+// compressed hostlist syntax, and how fast --kill-on-bad-exit ends a
+// step. The harness's helpers (srun, sbatch, waitJob, hostnames) are for
+// the multi-node tests that follow.
+//
+// Run it alone with `go test ./test/slurm -v` (as root: namespaces and
+// Slurm's daemons need it; Debian: slurmctld, slurmd, slurm-client,
+// munge, iproute2). A machine where Slurm cannot start fails the suite
+// with the daemons' logs; no test is skipped. Every process, namespace
+// and directory a test made is gone when it ends, also when it fails.
+package slurm
