@@ -15,7 +15,7 @@ const observeTimeout = 90 * time.Second
 // observation, in rank order (rank 0's own, verify reads itself).
 func (l *Leader) observeAll(c *conn) {
 	defer c.close()
-	if !isLoopback(c.c.RemoteAddr()) {
+	if !isLocal(c.c.RemoteAddr()) {
 		c.send(message{Type: msgRefuse, Reason: errNotLocal.Error() + "; run verify --group on rank 0's host"})
 		return
 	}
@@ -88,7 +88,16 @@ func ObserveAll(ctx context.Context, addr string) ([]Observed, error) {
 	return m.Items, nil
 }
 
-func isLoopback(a net.Addr) bool {
+// isLocal reports whether a connection comes from this host: loopback,
+// or one of its own addresses (rank 0 bound to multinode.interface).
+func isLocal(a net.Addr) bool {
 	t, ok := a.(*net.TCPAddr)
-	return ok && t.IP.IsLoopback()
+	if !ok {
+		return false
+	}
+	if t.IP.IsLoopback() {
+		return true
+	}
+	local, err := localIPs()
+	return err == nil && anyLocal([]net.IP{t.IP}, local)
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
@@ -26,6 +28,7 @@ func verifyCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "port", Usage: "the server's HTTP `PORT` (the process listening on it)"},
 			&cli.StringFlag{Name: "url", Usage: "the server's `URL` (server_info only unless it is local)"},
 			&cli.StringFlag{Name: "unit", Usage: "a systemd `UNIT` whose main process runs the server"},
+			&cli.BoolFlag{Name: "group", Usage: "on rank 0's host of a multi-node server: verify every rank (each rank's sglaunch observes its own server) in one table"},
 			setFlag, unsetFlag, jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -53,6 +56,9 @@ func verifyCommand(e *env) *cli.Command {
 				RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv), APIKey: e.getenv("OPENAI_API_KEY")}
 			if n == 0 && c.String("profile") != "" {
 				target.Profile = c.String("profile")
+			}
+			if c.Bool("group") {
+				return e.verifyGroup(c, exp, target)
 			}
 			report, err := verify.Run(c.Context, exp, target)
 			if err != nil {
@@ -95,4 +101,47 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		return verify.Expected{}, err
 	}
 	return verify.FromPlan(plan, fmt.Sprintf("profile %s (serve)", plan.Profile)), nil
+}
+
+// verifyGroup verifies every rank of the multi-node launch found here,
+// which must be rank 0's.
+func (e *env) verifyGroup(c *cli.Context, exp verify.Expected, target verify.Target) error {
+	l, err := verify.Locate(c.Context, target)
+	if err != nil {
+		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
+	}
+	g := l.State
+	switch {
+	case g == nil || g.Group == nil:
+		return inputerr.Errorf("verify --group: %s is not a rank of a multi-node server; leave out --group", l.How)
+	case g.Group.Rank != 0:
+		return inputerr.Errorf("verify --group: this host runs rank %d; run it on rank 0's host (its control channel is %s)", g.Group.Rank, g.Group.Control)
+	}
+	_, port, _ := net.SplitHostPort(g.Group.Control)
+	items, err := group.ObserveAll(c.Context, net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return inputerr.Wrap(fmt.Errorf("verify --group: %w", err))
+	}
+	obs := make([]verify.RankObservation, len(items))
+	for i, it := range items {
+		obs[i] = verify.RankObservation{Rank: it.Rank, Node: it.Node, Data: it.Data, Error: it.Error}
+	}
+	report, err := verify.RunGroup(c.Context, exp, target, obs)
+	if err != nil {
+		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
+	}
+	if c.Bool("json") {
+		err = report.WriteJSON(e.stdout)
+	} else {
+		err = report.WriteText(e.stdout)
+	}
+	switch {
+	case err != nil:
+		return err
+	case report.Drift > 0:
+		return &statusError{code: 1}
+	case report.Unchecked > 0:
+		return &statusError{code: 2}
+	}
+	return nil
 }

@@ -62,7 +62,10 @@ type group struct {
 	t       *testing.T
 	c       *netns.Cluster
 	profile string
+	python  string
 	ranks   []*rank
+	// prepare, when set, readies rank i's home directory before it starts.
+	prepare func(i int, home string)
 }
 
 // rank is one sglaunch serve in its node.
@@ -70,6 +73,7 @@ type rank struct {
 	i      int
 	node   *netns.Node
 	dir    string
+	env    []string // what its sglaunch runs with
 	stderr *testkit.SyncBuffer
 	pid    int
 	done   chan struct{}
@@ -81,7 +85,7 @@ type rank struct {
 // simulator timings, n nodes, a fast heartbeat, and extra YAML.
 func newGroup(t *testing.T, n int, extra string) *group {
 	t.Helper()
-	g := &group{t: t, c: netns.New(t, n)}
+	g := &group{t: t, c: netns.New(t, n), python: testkit.PythonWithSetproctitle(t)}
 	dir := t.TempDir()
 	g.profile = filepath.Join(dir, "mn.yaml")
 	yaml := fmt.Sprintf(`name: mn
@@ -105,7 +109,7 @@ stop_timeout: 10s
 multinode:
   nodes: %d
   heartbeat: {interval: %s, threshold: %d}
-%s`, testkit.PythonWithSetproctitle(t), serverPort, n, n, heartbeat, missed, extra)
+%s`, g.python, serverPort, n, n, heartbeat, missed, extra)
 	if err := os.WriteFile(g.profile, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +137,16 @@ func (g *group) start(i int, place []string, args ...string) *rank {
 	g.t.Helper()
 	node := g.c.Nodes[i]
 	dir := g.t.TempDir()
+	if g.prepare != nil {
+		g.prepare(i, dir)
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_CACHE_HOME=" + sharedCache,
 		"SGLAUNCH_STATE_DIR=" + filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR=" + filepath.Join(dir, "run")}
 	cmd := node.Command(context.Background(), sglaunchBin, append([]string{"serve", "--profile", g.profile}, args...)...)
 	cmd.Env = append(env, place...)
+	r := &rank{i: i, node: node, dir: dir, env: cmd.Env, stderr: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Dir = dir
-	r := &rank{i: i, node: node, dir: dir, stderr: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.stderr, r.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -238,4 +245,19 @@ func httpClient(n *netns.Node) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) { return n.Dial(ctx, network, addr) },
 	}}
+}
+
+// run runs another sglaunch command in rank r's node with its
+// environment and returns its exit status and output.
+func (r *rank) run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
+	defer cancel()
+	cmd := r.node.Command(ctx, sglaunchBin, args...)
+	cmd.Env, cmd.Dir = r.env, r.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("sglaunch %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
 }
