@@ -24,7 +24,11 @@ func TestLayering(t *testing.T) {
 		pkg       string
 		forbidden []string
 	}{
-		{"plan", []string{"launcher", "supervise", "health", "systemd", "verify", "bench", "preflight", "internal/proc", "internal/childproc"}},
+		{"plan", []string{"launcher", "supervise", "health", "systemd", "verify", "bench", "preflight", "internal/proc", "internal/childproc", "cluster", "group"}},
+		// cluster reads the environment only; group talks to other ranks
+		// but starts and signals no process.
+		{"cluster", []string{"launcher", "supervise", "group", "internal/childproc", "internal/proc", "verify"}},
+		{"group", []string{"launcher", "supervise", "internal/childproc", "verify", "health"}},
 		{"profiles", []string{"plan", "launcher"}},
 		{"catalog", []string{"plan", "launcher"}},
 		{"preflight", []string{"launcher", "supervise"}},

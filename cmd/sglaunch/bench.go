@@ -102,6 +102,9 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n := b.plan.MultiNode.Nodes; n > 1 {
+			return nil, inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and bench starts a server on this host only; serve the group on every node (sglaunch slurm, sglaunch lws) and measure it here with: sglaunch bench --profile %s --url http://RANK0:PORT", b.plan.Profile, n, b.plan.Profile)
+		}
 		if prof, err = e.loadProfile(c, s); err != nil {
 			return nil, err
 		}

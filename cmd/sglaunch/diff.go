@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -22,7 +23,8 @@ func diffCommand(e *env) *cli.Command {
 		Name:      "diff",
 		Usage:     "compare any two of: a profile's plan, a bench record, a running deployment (exit 0 same, 1 perf settings differ)",
 		ArgsUsage: "A B   (each " + diffOperands + ")",
-		Flags:     []cli.Flag{modeFlag(plan.ModeServe), jsonFlag},
+		Flags: []cli.Flag{modeFlag(plan.ModeServe), jsonFlag,
+			&cli.BoolFlag{Name: "group", Usage: "where one operand is rank 0 of a multi-node server running here: compare every rank"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 2 {
 				return inputerr.Errorf("diff: want two operands (%s), got %d", diffOperands, c.NArg())
@@ -35,21 +37,34 @@ func diffCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			a, b := opA.side(c, opB), opB.side(c, opA)
-			rows := plan.Diff(a, b)
-			if c.Bool("json") {
-				if err := writeJSON(e.stdout, map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}); err != nil {
-					return err
-				}
-			} else if err := verify.WriteDiff(e.stdout, a, b, rows); err != nil {
+			if c.Bool("group") {
+				return e.diffGroup(c, opA, opB)
+			}
+			differs, err := e.writeDiff(c, opA, opB)
+			if err != nil {
 				return err
 			}
-			if verify.PerfDiffers(rows) {
+			if differs {
 				return &statusError{code: 1}
 			}
 			return nil
 		},
 	}
+}
+
+// writeDiff compares two operands and prints the difference; it reports
+// whether a perf-relevant setting differs.
+func (e *env) writeDiff(c *cli.Context, opA, opB operand) (bool, error) {
+	a, b := opA.side(c, opB), opB.side(c, opA)
+	rows := plan.Diff(a, b)
+	if c.Bool("json") {
+		if err := writeJSON(e.stdout, map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}); err != nil {
+			return false, err
+		}
+	} else if err := verify.WriteDiff(e.stdout, a, b, rows); err != nil {
+		return false, err
+	}
+	return verify.PerfDiffers(rows), nil
 }
 
 // operand is one side of diff: a plan (a profile's or a bench record's)
@@ -59,6 +74,8 @@ type operand struct {
 	exp   verify.Expected // the same plan, as verify expects it
 	obs   *verify.Observation
 	label string // a deployment's
+	// state is a deployment's sglaunch launch, when one runs it.
+	state *runstate.State
 }
 
 // side reduces the operand for plan.Diff. Against a deployment, both are
@@ -175,5 +192,5 @@ func (e *env) deploymentOperand(c *cli.Context, op string, t verify.Target) (ope
 	if err != nil {
 		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
 	}
-	return operand{obs: o, label: "deployment " + l.How}, nil
+	return operand{obs: o, label: "deployment " + l.How, state: l.State}, nil
 }

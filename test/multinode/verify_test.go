@@ -75,4 +75,10 @@ func TestVerifyGroupNamesDriftedRank(t *testing.T) {
 			t.Errorf("rank 0 has a drift row it does not have: %s", l)
 		}
 	}
+	// diff --group compares the profile with every rank.
+	code, out = g.ranks[0].run(t, "diff", "--group", "profile:"+g.profile, "running")
+	t.Logf("diff --group:\n%s", out)
+	if code != 1 || !strings.Contains(out, "rank 1 on") || !strings.Contains(out, "NCCL_ALGO") {
+		t.Errorf("diff --group exited %d, want 1 naming rank 1's NCCL_ALGO:\n%s", code, out)
+	}
 }
