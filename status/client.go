@@ -52,7 +52,7 @@ func Fetch(ctx context.Context, baseURL string) (*Snapshot, error) {
 func FromRunState(st *runstate.State) *Snapshot {
 	s := &Snapshot{
 		Profile: st.Profile, Mode: st.Mode, Fingerprint: st.Fingerprint, URL: st.URL, StatusURL: st.StatusURL,
-		PIDs: PIDs{Sglaunch: st.SglaunchPID, Server: st.ServerPID}, Load: st.Load, Stale: st.Stale,
+		PIDs: PIDs{Sglaunch: st.SglaunchPID, Server: st.ServerPID}, Load: st.Load, Stale: st.Stale, Group: st.Group,
 	}
 	switch {
 	case st.Stale:

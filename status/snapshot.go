@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/runstate"
 )
 
 // Snapshot is /status: one launch as an operator asks about it. Every
@@ -17,6 +18,8 @@ type Snapshot struct {
 	SGLangVersion string `json:"sglang_version,omitempty"`
 	Interpreter   string `json:"interpreter,omitempty"`
 	URL           string `json:"url"`
+	// Group places a rank of a multi-node server (nil: one node).
+	Group *runstate.Group `json:"group,omitempty"`
 	// StatusURL is where the status endpoint answers ("" when off).
 	StatusURL string `json:"status_url,omitempty"`
 	// Phase is starting, a start-up phase (health.Phase* names), ready,
@@ -121,7 +124,7 @@ func (s *State) Snapshot() *Snapshot {
 	in := s.info
 	out := &Snapshot{
 		Profile: in.Profile, Mode: in.Mode, Fingerprint: in.Fingerprint, SGLangVersion: in.SGLangVersion,
-		Interpreter: in.Interpreter, URL: in.URL, PIDs: PIDs{Sglaunch: in.SglaunchPID, Server: s.serverPID},
+		Interpreter: in.Interpreter, URL: in.URL, Group: in.Group, PIDs: PIDs{Sglaunch: in.SglaunchPID, Server: s.serverPID},
 		LastLoad: in.LastLoad, Readiness: s.probes[probeReadiness], Benchmarked: in.Benchmarked,
 		Restarts: in.Launches.Restarts(), LastExit: in.Launches.LastExit, Stopping: s.stopping, Exit: s.exit,
 		Liveness: Liveness{IntervalS: in.LivenessInterval.Seconds(), Last: s.probes[probeLiveness], Failures: s.failures, FailuresTotal: s.failTotal},

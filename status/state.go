@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/health"
+	"github.com/sglaunch/sglaunch/internal/runstate"
 )
 
 // timeNow is the clock; tests replace it.
@@ -55,6 +56,8 @@ type Info struct {
 	// Benchmarked is the bench record this plan reproduces, or the
 	// nearest; nil when not looked up.
 	Benchmarked *Benchmark
+	// Group places a rank of a multi-node server (nil: one node).
+	Group *runstate.Group
 }
 
 // State is what a launch's supervisor has seen. It implements

@@ -172,7 +172,7 @@ func (e *env) bench(c *cli.Context) error {
 		// A bench that ends with its server serves no status; one that
 		// keeps it running does, as serve would.
 		if c.Bool("keep-running") {
-			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil); err != nil {
+			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil, nil); err != nil {
 				return err
 			}
 			defer endpoint.close()

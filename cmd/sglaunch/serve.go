@@ -12,6 +12,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
@@ -75,28 +76,32 @@ func serveCommand(e *env) *cli.Command {
 				StateDir: statedir.State(s.StateDir, e.getenv),
 			}
 			state := e.newLaunch(plan, plan.Mode, "", s, log)
+			defer state.remove()
 			state.hooks(&opts)
+			var rank *runstate.Group
 			if placement != nil {
-				srv := &rankServer{}
-				member, err := e.joinGroup(c.Context, plan, placement, log, srv)
-				if err != nil {
-					state.remove()
-					return err
-				}
-				defer member.Close()
-				opts.Group = member
-				state.state.Group = groupState(plan, placement)
-				state.state.Plan = plan.View()
-				started := opts.OnStarted
-				opts.OnStarted = func(pid int) { srv.pid.Store(int64(pid)); started(pid) }
+				rank = groupState(plan, placement)
+				state.state.Group = rank
 			}
-			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked)
+			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked, rank)
 			if err != nil {
 				return err
 			}
 			defer endpoint.close()
 			endpoint.wire(&opts, state)
-			defer state.remove()
+			if placement != nil {
+				srv := &rankServer{}
+				member, err := e.joinGroup(c.Context, plan, placement, log, srv)
+				if err != nil {
+					return err
+				}
+				defer member.Close()
+				opts.Group = member
+				// rank 0 may have given another --dist-init-addr.
+				state.state.Plan = plan.View()
+				started := opts.OnStarted
+				opts.OnStarted = func(pid int) { srv.pid.Store(int64(pid)); started(pid) }
+			}
 			err = serve(c.Context, e, plan, opts)
 			if placement != nil {
 				return groupEnd(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/status"
@@ -55,7 +56,7 @@ func (h *statusHook) close() {
 
 // statusEndpoint starts the launch's status endpoint when the plan asks
 // for one (status_addr); wire it to the session before the launch.
-func (e *env) statusEndpoint(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.Logger, benchmarked *bench.Benchmarked) (*statusHook, error) {
+func (e *env) statusEndpoint(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.Logger, benchmarked *bench.Benchmarked, g *runstate.Group) (*statusHook, error) {
 	proxy := c.Bool(statusProxyFlag.Name)
 	if p.StatusAddr == "" {
 		if proxy {
@@ -73,7 +74,7 @@ func (e *env) statusEndpoint(c *cli.Context, p *plan.Plan, s plan.Config, log *s
 	stateDir := statedir.State(s.StateDir, e.getenv)
 	info := status.Info{
 		Profile: p.Profile, Mode: p.Mode, Fingerprint: p.Fingerprint, Interpreter: p.Python, URL: p.BaseURL(),
-		SglaunchPID: os.Getpid(), LivenessInterval: p.Health.Interval, Benchmarked: benchmarkSummary(benchmarked),
+		SglaunchPID: os.Getpid(), LivenessInterval: p.Health.Interval, Benchmarked: benchmarkSummary(benchmarked), Group: g,
 	}
 	// Preflight asked the same probe: this is its remembered answer.
 	if v, err := bench.SGLangVersion(c.Context, e.probes, p); err == nil {
