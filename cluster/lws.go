@@ -65,14 +65,14 @@ var (
 // whose pods run `sglaunch serve` on it, and a Service for rank 0's HTTP
 // API, as one multi-document YAML for kubectl apply.
 func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
-	if err := checkMultiNode(p, "sglaunch lws", plan.OrchestratorLWS); err != nil {
+	if err := checkMultiNode(p, "lws", plan.OrchestratorLWS); err != nil {
 		return "", err
 	}
 	if o.Profile == nil {
 		return "", fmt.Errorf("lws: no profile given for the ConfigMap")
 	}
 	if o.Image == "" {
-		return "", inputerr.Errorf("sglaunch lws: --image is required: an image that holds sglaunch, python and SGLang")
+		return "", inputerr.Errorf("lws: --image is required: an image that holds sglaunch, python and SGLang")
 	}
 	if o.Replicas < 0 {
 		return "", inputerr.Errorf("--replicas %d: want a positive number of groups", o.Replicas)
@@ -88,20 +88,20 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 		return "", inputerr.Errorf("--namespace %q: want a DNS-1123 label (lowercase letters, digits and '-')", o.Namespace)
 	}
 	if secrets := profileSecrets(o.Profile); len(secrets) > 0 {
-		return "", inputerr.Errorf("sglaunch lws: profile %s holds a credential (%s), and a ConfigMap is readable by anyone who may read the namespace; "+
+		return "", inputerr.Errorf("lws: profile %s holds a credential (%s), and a ConfigMap is readable by anyone who may read the namespace; "+
 			"remove it from the profile and give it to the pods from a Kubernetes Secret: a variable through inherit_env (add it to the container's env with valueFrom.secretKeyRef), "+
 			"a flag such as --api-key after -- in the container's command from such a variable ($(VAR))",
 			p.Profile, strings.Join(secrets, ", "))
 	}
 	if ip := net.ParseIP(p.Host()); p.Host() == "localhost" || ip != nil && ip.IsLoopback() {
-		return "", inputerr.Errorf("sglaunch lws: SGLang listens on %s (args.host), which the Service cannot reach in the leader pod; set args.host: 0.0.0.0 in the profile (serve: {args: {host: 0.0.0.0}}; perf-neutral, the fingerprint stays)", p.Host())
+		return "", inputerr.Errorf("lws: SGLang listens on %s (args.host), which the Service cannot reach in the leader pod; set args.host: 0.0.0.0 in the profile (serve: {args: {host: 0.0.0.0}}; perf-neutral, the fingerprint stays)", p.Host())
 	}
 	gpus, err := gpusPerNode(p, o.GPUsPerNode)
 	if err != nil {
 		return "", err
 	}
 	if gpus == 0 {
-		return "", inputerr.Errorf("sglaunch lws: the profile gives no --tp-size, so the GPUs each pod needs are unknown; give --gpus-per-node N (or args.tp in the profile)")
+		return "", inputerr.Errorf("lws: the profile gives no --tp-size, so the GPUs each pod needs are unknown; give --gpus-per-node N (or args.tp in the profile)")
 	}
 	statusPort, err := statusPort(p.StatusAddr)
 	if err != nil {
@@ -270,7 +270,7 @@ func configMapProfile(p *profiles.Profile) (text, key string, err error) {
 	text = p.YAML()
 	q, err := profiles.Parse("configmap", []byte(text))
 	if err != nil {
-		return "", "", inputerr.Errorf("sglaunch lws: profile %s does not read back as one file (%v); give it a plain name: (letters, digits, '.', '_', '+', '-')", p.Name, err)
+		return "", "", inputerr.Errorf("lws: profile %s does not read back as one file (%v); give it a plain name: (letters, digits, '.', '_', '+', '-')", p.Name, err)
 	}
 	if why := differs(p, q); why != "" {
 		return "", "", fmt.Errorf("lws: profile %s reads back from the ConfigMap with a different %s", p.Name, why)

@@ -33,7 +33,7 @@ type SbatchOptions struct {
 // plan's profile once on every node of the allocation, as one srun step:
 // each rank reads its place from the step's environment.
 func SbatchScript(p *plan.Plan, o SbatchOptions) (string, error) {
-	if err := checkMultiNode(p, "sglaunch slurm", plan.OrchestratorSlurm); err != nil {
+	if err := checkMultiNode(p, "slurm", plan.OrchestratorSlurm); err != nil {
 		return "", err
 	}
 	if !filepath.IsAbs(o.Exe) {
