@@ -125,6 +125,8 @@ func commands(e *env) []*cli.Command {
 	cmds := []*cli.Command{
 		serveCommand(e),
 		unitCommand(e),
+		slurmCommand(e),
+		lwsCommand(e),
 		benchCommand(e),
 		configCommand(e),
 		profilesCommand(e),

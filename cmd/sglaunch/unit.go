@@ -13,6 +13,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/systemd"
 )
 
@@ -35,7 +36,7 @@ func unitCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
 			}
-			exe, err := sglaunchExe()
+			exe, err := sglaunchExe("unit")
 			if err != nil {
 				return err
 			}
@@ -57,10 +58,10 @@ func unitCommand(e *env) *cli.Command {
 	}
 }
 
-// sglaunchExe is the binary ExecStart= runs: this one, symlinks resolved,
-// unless it is a temporary build that will be gone when the service
-// starts (B8).
-func sglaunchExe() (string, error) {
+// sglaunchExe is the binary a unit's ExecStart= or a job script runs
+// (command names which): this one, symlinks resolved, unless it is a
+// temporary build that will be gone when the service or job starts (B8).
+func sglaunchExe(command string) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the sglaunch binary: %w", err)
@@ -69,8 +70,12 @@ func sglaunchExe() (string, error) {
 		exe = resolved
 	}
 	if temporaryBuild(exe) {
-		return "", inputerr.Errorf("unit: this sglaunch is a `go run` build (%s), a temporary file (deleted when go run exits, or by the build cache's trimming) that the service could not rely on; "+
-			"install it first (go build -o /usr/local/bin/sglaunch ./cmd/sglaunch) and run that binary's unit command", exe)
+		runner := "service"
+		if command != "unit" {
+			runner = "job"
+		}
+		return "", inputerr.Errorf("%s: this sglaunch is a `go run` build (%s), a temporary file (deleted when go run exits, or by the build cache's trimming) that the %s could not rely on; "+
+			"install it first (go build -o /usr/local/bin/sglaunch ./cmd/sglaunch) and run that binary's %s command", command, exe, runner, command)
 	}
 	return exe, nil
 }
@@ -101,33 +106,45 @@ var cachedRunRE = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
 // settings that live only in the operator's shell, so that the header's
 // fingerprint is the one the service computes. Each one dropped is named.
 func (e *env) unitPlan(c *cli.Context) (*plan.Plan, error) {
+	p, _, err := e.deployPlan(c, "the unit: the service does not see your environment", "the service's environment will not have it (the unit has no Environment= lines)")
+	return p, err
+}
+
+// deployPlan resolves the plan that a unit or a job file runs, as
+// unitPlan says, with the profile it came from. leftOut says where
+// SGLAUNCH_SET and friends are left out and why; inheritGone, when not
+// empty, why an inherit_env variable set here is not seen there.
+func (e *env) deployPlan(c *cli.Context, leftOut, inheritGone string) (*plan.Plan, *profiles.Profile, error) {
 	s, err := e.settings(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	log, err := logging.New(e.stderr, logging.Text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, x := range []struct {
 		name string
 		set  bool
 	}{{"SGLAUNCH_SET", len(s.Set) > 0}, {"SGLAUNCH_HOST", s.Host != ""}, {"SGLAUNCH_PORT", s.Port != ""}} {
 		if x.set {
-			log.Warn(x.name + " is left out of the unit: the service does not see your environment; put the values in the profile")
+			log.Warn(x.name + " is left out of " + leftOut + "; put the values in the profile")
 		}
 	}
 	s.Set, s.Host, s.Port = nil, "", ""
-	p, err := e.loadProfile(c, s)
+	prof, err := e.loadProfile(c, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, name := range p.InheritEnv {
-		if _, ok := e.lookupEnv(name); ok {
-			log.Warn(fmt.Sprintf("inherit_env %s is set in your environment, but the service's environment will not have it (the unit has no Environment= lines)", name))
+	if inheritGone != "" {
+		for _, name := range prof.InheritEnv {
+			if _, ok := e.lookupEnv(name); ok {
+				log.Warn(fmt.Sprintf("inherit_env %s is set in your environment, but %s", name, inheritGone))
+			}
 		}
 	}
-	return plan.Resolve(plan.Request{Profile: p, Mode: plan.ModeServe, Config: s, LookPath: e.lookPath, SimDir: e.simDir(c)})
+	p, err := plan.Resolve(plan.Request{Profile: prof, Mode: plan.ModeServe, Config: s, LookPath: e.lookPath, SimDir: e.simDir(c)})
+	return p, prof, err
 }
 
 // homeOf is the home directory of the account the service runs as (root
