@@ -62,6 +62,12 @@ func CheckLeader(ctx context.Context, leader string, ports []Port, timeout time.
 		return fmt.Errorf("%w: %s is %s, and this host has %s; this host was placed as rank 0, so the orchestrator's first host must be this one",
 			ErrLeaderNotLocal, leader, joinIPs(ips), joinIPs(local))
 	}
+	return CheckPorts(ports)
+}
+
+// CheckPorts checks that each port is free and outside the kernel's
+// ephemeral range.
+func CheckPorts(ports []Port) error {
 	lo, hi, rangeErr := ephemeralRange()
 	for _, p := range ports {
 		if rangeErr == nil && p.Port >= lo && p.Port <= hi {

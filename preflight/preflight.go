@@ -112,6 +112,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkDropped(plan),
 		checkModels(plan, uses, items, o),
 		port,
+		checkMultiNode(plan),
 		checkGPUs(uses, items, gpus, py),
 		{site},
 	} {
