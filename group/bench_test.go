@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 	"time"
-
 )
 
 // benchReport is a rank's report of the size a real one has: the
@@ -22,7 +21,6 @@ func benchReport(rank int) Report {
 	}
 	return r
 }
-
 
 // BenchmarkRendezvous measures the distributed preflight's own cost:
 // from every rank's connect to every rank told to load, reports
