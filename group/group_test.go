@@ -240,7 +240,7 @@ func TestOversizedMessageRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	go nc.Write([]byte(`{"type":"hello","x":"` + strings.Repeat("a", maxMessage+10)))
+	go nc.Write([]byte(`{"type":"hello","x":"` + strings.Repeat("a", 2*maxMessage)))
 	nc.SetReadDeadline(time.Now().Add(wait))
 	buf := make([]byte, 1)
 	if _, err := nc.Read(buf); err == nil {
