@@ -40,15 +40,28 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// handedOut are the ports FreePort returned: the kernel may hand a port
+// it just freed out again, and two ports a test asks for (a server's and
+// its status endpoint's) must differ.
+var handedOut sync.Map
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago,
+// never one it returned before in this process.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("find a free port: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if _, dup := handedOut.LoadOrStore(port, true); !dup {
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("find a free port: the kernel keeps handing out ports already given")
+	return 0
 }
 
 // pollEvery is how often WaitFor checks its condition.
