@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"text/template"
@@ -116,7 +118,8 @@ func startCluster(t testing.TB, n int) *cluster {
 	}
 	// Not t.TempDir: unix socket paths (munge's, slurmstepd's in the
 	// spool) must stay under 108 bytes, and a test's name may be long.
-	dir, err := os.MkdirTemp("", "sgl-slurm-")
+	sweepOnce.Do(sweep)
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +185,7 @@ func (c *cluster) writeConf() error {
 		return err
 	}
 	host, _, _ = strings.Cut(host, ".")
-	ctldPort, err := freePort(c.net.HostIP)
+	ctldPort, err := freePort()
 	if err != nil {
 		return err
 	}
@@ -242,9 +245,10 @@ func (c *cluster) startMunge() error {
 	}
 }
 
-// freePort is a TCP port on addr that was free a moment ago.
-func freePort(addr string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(addr, "0"))
+// freePort is a TCP port free on every address a moment ago: slurmctld
+// binds its port on all of them, so one taken on 127.0.0.1 would fail it.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", ":0")
 	if err != nil {
 		return 0, err
 	}
@@ -405,4 +409,43 @@ func (c *cluster) node(name string) *netns.Node {
 	}
 	c.t.Fatalf("no node %q in %v", name, c.names)
 	return nil
+}
+
+// dirPrefix starts each cluster's directory in the temp dir, followed by
+// the test binary's pid.
+const dirPrefix = "sgl-slurm-"
+
+var sweepOnce sync.Once
+
+// sweep removes what a run killed before its cleanup left in the root
+// namespace: its directory, and the clients (srun and the helper it
+// forks) still running in it, which are no children of this run's and
+// die with nothing else. The daemons died with that run (Pdeathsig), and
+// netns's own sweep kills what was left in its nodes.
+func sweep() {
+	tmp := os.TempDir()
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		if !ok {
+			continue
+		}
+		p, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(p)
+		if err != nil || pid == os.Getpid() || !netns.Gone(pid) {
+			continue
+		}
+		dir := filepath.Join(tmp, e.Name())
+		procs, _ := os.ReadDir("/proc")
+		for _, pe := range procs {
+			cwd, err := os.Readlink(filepath.Join("/proc", pe.Name(), "cwd"))
+			if err != nil || (cwd != dir && !strings.HasPrefix(cwd, dir+"/")) {
+				continue
+			}
+			if pid, err := strconv.Atoi(pe.Name()); err == nil && pid != os.Getpid() {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		_ = os.RemoveAll(dir)
+	}
 }

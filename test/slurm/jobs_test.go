@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -19,6 +20,9 @@ func (c *cluster) client(ctx context.Context, name string, args ...string) *exec
 	cmd.Env = clientEnv(c.conf)
 	cmd.Dir = c.dir
 	cmd.WaitDelay = stopTimeout
+	// A client (a waiting srun) dies with the test binary; what it forks
+	// is found by its directory (sweep).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd
 }
 

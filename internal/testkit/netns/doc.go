@@ -15,8 +15,8 @@
 // never skips.
 //
 // It must not touch anything it did not create: every name it makes
-// carries the prefix "sgk", the creating process's pid and a sequence
-// number, its subnet is one of 10.213.0.0/24 … 10.213.255.0/24 that no
+// carries the prefix "sgk", the creating process's pid (base 36, to fit
+// interface names in 15 bytes) and a sequence number, its subnet is one of 10.213.0.0/24 … 10.213.255.0/24 that no
 // address or route of the root namespace uses yet, and the leftovers it
 // sweeps are only those whose pid is dead (a run killed before its
 // cleanup). It kills no process outside its own namespaces, and nothing

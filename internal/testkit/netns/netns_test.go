@@ -229,6 +229,31 @@ func TestSweepRemovesLeftoversOfDeadRuns(t *testing.T) {
 	}
 }
 
+// TestGoneCountsZombies pins that a zombie counts as gone: the test
+// binary a timeout killed stays one until its parent reaps it, and its
+// leftovers must be swept meanwhile.
+func TestGoneCountsZombies(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	// Not reaped yet: a zombie once it has exited.
+	for deadline := time.Now().Add(testTimeout); !Gone(pid); {
+		if time.Now().After(deadline) {
+			t.Fatalf("exited child %d is not gone", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || !strings.Contains(string(b), ") Z ") {
+		t.Errorf("child %d: want a zombie, got %q (%v)", pid, b, err)
+	}
+	_ = cmd.Wait()
+	if Gone(os.Getpid()) {
+		t.Error("this process counts as gone")
+	}
+}
+
 // deadPid returns the pid of a process that has exited and been reaped.
 func deadPid(t *testing.T) int {
 	cmd := exec.Command("true")

@@ -142,10 +142,23 @@ func stale(name string) bool {
 	if err != nil || pid <= 0 || pid > 1<<22 {
 		return false
 	}
-	if int(pid) == os.Getpid() {
-		return false
+	return int(pid) != os.Getpid() && Gone(int(pid))
+}
+
+// Gone says whether process pid has ended: it does not exist, or it is a
+// zombie (a killed test binary waits for its parent, or an init that
+// reaps late, as one that does not reap at all).
+func Gone(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return true
 	}
-	return errors.Is(syscall.Kill(int(pid), 0), syscall.ESRCH)
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// "PID (COMM) STATE …": COMM may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
 
 // killNetns kills every process in namespace name until none is left:
