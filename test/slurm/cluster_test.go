@@ -99,7 +99,10 @@ SlurmdTimeout=30
 MessageTimeout=10
 InactiveLimit=0
 MinJobAge=300
-NodeName={{.NodeNames}} NodeAddr={{.NodeAddrs}} CPUs={{.CPUs}} State=UNKNOWN
+# Each node claims GPUs it does not have (gres.conf: plain files as the
+# devices), so that a job file asking for --gpus-per-node runs as written.
+GresTypes=gpu
+NodeName={{.NodeNames}} NodeAddr={{.NodeAddrs}} CPUs={{.CPUs}} Gres=gpu:{{.GPUs}} State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 `
 
@@ -171,7 +174,8 @@ func (c *cluster) start() error {
 	}
 	for i, name := range c.names {
 		d := c.newDaemon("slurmd "+name, filepath.Join(c.dir, name, "slurmd.log"),
-			c.net.Nodes[i].Command(context.Background(), "slurmd", "-D", "-N", name, "-f", c.conf))
+			c.net.Nodes[i].Command(context.Background(), "unshare", "--mount", "--propagation", "private", "sh", "-c",
+				`mount --bind "$0" /etc/hosts && exec "$@"`, c.hosts(), "slurmd", "-D", "-N", name, "-f", c.conf))
 		if err := d.start(); err != nil {
 			return err
 		}
@@ -205,12 +209,41 @@ func (c *cluster) writeConf() error {
 		"NodeNames":  c.nodeList(),
 		"NodeAddrs":  strings.Join(addrs, ","),
 		"CPUs":       runtime.NumCPU(),
+		"GPUs":       fakeGPUs,
 	})
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(c.conf, b.Bytes(), 0o644)
+	if err := os.WriteFile(c.conf, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	// Slurm reads gres.conf beside slurm.conf. A GPU needs a device
+	// file: plain files stand in (task/none constrains no device).
+	for i := range fakeGPUs {
+		if err := os.WriteFile(filepath.Join(c.dir, fmt.Sprintf("gpu%d", i)), nil, 0o644); err != nil {
+			return err
+		}
+	}
+	gres := fmt.Sprintf("NodeName=%s Name=gpu File=%s/gpu[0-%d]\n", c.nodeList(), c.dir, fakeGPUs-1)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(c.conf), "gres.conf"), []byte(gres), 0o644); err != nil {
+		return err
+	}
+	// The nodes' names resolve to their addresses inside the nodes, as
+	// on a cluster with DNS: every slurmd runs in a mount namespace of
+	// its own whose /etc/hosts is this file, and so does every task it
+	// starts.
+	hosts := "127.0.0.1 localhost\n::1 localhost\n"
+	for i, name := range c.names {
+		hosts += c.net.Nodes[i].IP + " " + name + "\n"
+	}
+	return os.WriteFile(c.hosts(), []byte(hosts), 0o644)
 }
+
+// fakeGPUs is how many GPUs each node claims (gres.conf).
+const fakeGPUs = 8
+
+// hosts is the nodes' /etc/hosts.
+func (c *cluster) hosts() string { return filepath.Join(c.dir, "hosts") }
 
 // startMunge starts a munged of the cluster's own, with a fresh key.
 func (c *cluster) startMunge() error {

@@ -10,8 +10,13 @@
 // The smoke tests pin what the multi-node launcher relies on: what Slurm
 // really sets inside an srun step and in a batch script outside one, the
 // compressed hostlist syntax, and how fast --kill-on-bad-exit ends a
-// step. The harness's helpers (srun, sbatch, waitJob, hostnames) are for
-// the multi-node tests that follow.
+// step. On top of them, sglaunch itself: two and three ranks come up
+// and stop through a real srun step, the batch-script context is refused,
+// the script `sglaunch slurm` writes runs as written, and a lost rank
+// ends the step. The nodes' names resolve inside the nodes (each slurmd
+// and its tasks see a /etc/hosts of the test's own, in a mount
+// namespace of their own), and each node claims 8 GPUs (gres.conf with
+// plain files as devices) so that job files ask for GPUs as they would.
 //
 // Run it alone with `go test ./test/slurm -v` (as root: namespaces and
 // Slurm's daemons need it; Debian: slurmctld, slurmd, slurm-client,

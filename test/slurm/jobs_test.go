@@ -51,16 +51,31 @@ func (c *cluster) srun(ctx context.Context, args ...string) (string, error) {
 // sbatch submits script (its #SBATCH lines included) and returns the
 // job's id. The job's output goes to jobOutput(id).
 func (c *cluster) sbatch(ctx context.Context, script string) (string, error) {
+	return c.sbatchEnv(ctx, script, nil)
+}
+
+// sbatchEnv is sbatch with the submitter's environment env (nil: the
+// clients' own), which the job exports.
+func (c *cluster) sbatchEnv(ctx context.Context, script string, env []string) (string, error) {
 	path := filepath.Join(c.dir, fmt.Sprintf("batch-%d.sh", time.Now().UnixNano()))
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		return "", err
 	}
-	out, err := c.run(ctx, "sbatch", "--parsable", "--chdir="+c.dir,
-		"--output="+filepath.Join(c.dir, "job-%j.out"), path)
-	if err != nil {
-		return "", err
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	cmd := c.client(ctx, "sbatch", "--parsable", "--chdir="+c.dir, "--output="+filepath.Join(c.dir, "job-%j.out"), path)
+	if env != nil {
+		cmd.Env = env
 	}
-	id, _, _ := strings.Cut(strings.TrimSpace(out), ";") // "ID" or "ID;cluster"
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			stderr = ee.Stderr
+		}
+		return "", fmt.Errorf("sbatch: %w\nstderr:\n%s", err, stderr)
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";") // "ID" or "ID;cluster"
 	return id, nil
 }
 

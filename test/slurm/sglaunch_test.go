@@ -1,0 +1,240 @@
+package slurm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
+)
+
+// groupReadyTimeout bounds a group's start: every rank's preflight, the
+// rendezvous and the simulator's load, on a loaded 2-core machine.
+const groupReadyTimeout = 2 * time.Minute
+
+// sglaunchEnv is what sglaunch runs with on every node (srun and sbatch
+// export the submitter's environment): its own directories under dir,
+// the shared simulator cache.
+func (c *cluster) sglaunchEnv(dir string) []string {
+	env := clientEnv(c.conf)
+	return append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_CACHE_HOME="+sharedCache,
+		"SGLAUNCH_STATE_DIR="+filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR="+filepath.Join(dir, "run"))
+}
+
+// profile writes the multi-node profile every rank runs: the demo on
+// the simulator with fast timings, one TP rank per node.
+func profile(t *testing.T, dir string, nodes int) string {
+	t.Helper()
+	path := filepath.Join(dir, "mn.yaml")
+	yaml := fmt.Sprintf(`name: mn
+extends: demo
+python: %s
+env:
+  SGLANG_SIM_LOAD_SECONDS: "0.5"
+  SGLANG_SIM_WARMUP_SECONDS: "0.1"
+  SGLANG_SIM_HEALTH_POLL_SECONDS: "0.05"
+  SGLANG_SIM_DRAIN_POLL_SECONDS: "0.2"
+  SGLANG_SIM_SHUTDOWN_WAIT_SECONDS: "1"
+  SGLANG_SIM_WATCHDOG_SECONDS: "0.2"
+args:
+  tp: %d
+health: {poll_interval: 100ms, interval: 1s}
+stop_timeout: 10s
+multinode:
+  nodes: %d
+  heartbeat: {interval: 500ms, threshold: 3}
+`, testkit.PythonWithSetproctitle(t), nodes, nodes)
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// healthyRanks counts the ranks that logged their healthy line, which
+// each does only once the whole group is ready.
+func healthyRanks(out string) int { return strings.Count(out, "sglaunch: healthy after") }
+
+// TestGroupUnderSrun: two and three nodes come up through a real srun
+// step, each rank placed by SLURM_NODEID and the first host of
+// SLURM_STEP_NODELIST, serve, and stop cleanly on one signal.
+func TestGroupUnderSrun(t *testing.T) {
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprintf("nodes=%d", n), func(t *testing.T) {
+			c := startCluster(t, n)
+			dir := t.TempDir()
+			prof := profile(t, dir, n)
+			cmd := c.client(context.Background(), "srun", "--nodes", fmt.Sprint(n), "--ntasks-per-node=1", "--kill-on-bad-exit=1",
+				sglaunchBin, "serve", "--profile", prof)
+			cmd.Env = c.sglaunchEnv(dir)
+			out := &testkit.SyncBuffer{}
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			testkit.WaitFor(t, groupReadyTimeout, fmt.Sprintf("%d ranks healthy", n), func() bool {
+				select {
+				case err := <-done:
+					t.Fatalf("srun ended (%v) before the group was ready:\n%s", err, out.String())
+				default:
+				}
+				return healthyRanks(out.String()) == n
+			})
+			text := out.String()
+			for _, want := range []string{"SLURM_NODEID (slurm)", "SLURM_STEP_NODELIST (slurm)", fmt.Sprintf("group preflight passed: %d ranks", n), "--dist-init-addr gpu01:20000"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the output lacks %q", want)
+				}
+			}
+			// scancel's SIGTERM reaches every task; each rank drains.
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(groupReadyTimeout):
+				t.Fatalf("srun did not end after SIGTERM:\n%s", out.String())
+			}
+			for _, node := range c.net.Nodes {
+				testkit.WaitFor(t, stopTimeout, "no process left in "+node.Name, func() bool {
+					pids, err := node.Pids()
+					return err == nil && len(onlySglaunch(pids)) == 0
+				})
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// onlySglaunch keeps the pids of sglaunch and the servers it started
+// (slurmd and slurmstepd live on in the node).
+func onlySglaunch(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		cmd := string(b)
+		if strings.Contains(cmd, "sglaunch") || strings.Contains(cmd, "sglang") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestBatchScriptContextRefused: sglaunch run in the batch script itself,
+// outside an srun step (sglang#36116's trap), refuses with exit 2 and
+// the srun line, and starts nothing.
+func TestBatchScriptContextRefused(t *testing.T) {
+	c := startCluster(t, 2)
+	dir := t.TempDir()
+	prof := profile(t, dir, 2)
+	script := fmt.Sprintf("#!/bin/bash\n#SBATCH --nodes=2\n%s serve --profile %s\n", sglaunchBin, prof)
+	id, err := c.sbatchEnv(context.Background(), script, c.sglaunchEnv(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.waitJob(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != "2:0" {
+		t.Errorf("job exit code %s, want 2:0", res.ExitCode)
+	}
+	for _, want := range []string{"outside an srun step", "srun --nodes="} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("the job's output lacks %q:\n%s", want, res.Output)
+		}
+	}
+	if strings.Contains(res.Output, "server started") {
+		t.Errorf("a server started in the batch context:\n%s", res.Output)
+	}
+}
+
+// TestGeneratedSbatchScriptRuns: the script `sglaunch slurm` writes runs
+// under this Slurm as written (GPUs per node included): every rank comes
+// up, and scancel ends the job with nothing left.
+func TestGeneratedSbatchScriptRuns(t *testing.T) {
+	c := startCluster(t, 2)
+	dir := t.TempDir()
+	prof := profile(t, dir, 2)
+	gen := c.client(context.Background(), sglaunchBin, "slurm", "--profile", prof, "--job-name", "sgl-test")
+	gen.Env = c.sglaunchEnv(dir)
+	script, err := gen.Output()
+	if err != nil {
+		t.Fatalf("sglaunch slurm: %v", err)
+	}
+	if !strings.Contains(string(script), "--gpus-per-node=1") {
+		t.Errorf("the script asks for no GPUs per node:\n%s", script)
+	}
+	id, err := c.sbatchEnv(context.Background(), string(script), c.sglaunchEnv(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, groupReadyTimeout, "both ranks healthy in the job's output", func() bool {
+		b, _ := os.ReadFile(c.jobOutput(id))
+		return healthyRanks(string(b)) == 2
+	})
+	if _, err := c.run(context.Background(), "scancel", id); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.waitJob(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Output, "group preflight passed: 2 ranks") {
+		t.Errorf("the job's output lacks the group preflight:\n%s", res.Output)
+	}
+	for _, node := range c.net.Nodes {
+		testkit.WaitFor(t, stopTimeout, "no process left in "+node.Name, func() bool {
+			pids, err := node.Pids()
+			return err == nil && len(onlySglaunch(pids)) == 0
+		})
+	}
+}
+
+// TestRankLostUnderSrunEndsStep: a worker's server killed under srun:
+// every rank exits 1 naming it, and the step ends.
+func TestRankLostUnderSrunEndsStep(t *testing.T) {
+	c := startCluster(t, 2)
+	dir := t.TempDir()
+	prof := profile(t, dir, 2)
+	cmd := c.client(context.Background(), "srun", "--nodes", "2", "--ntasks-per-node=1", "--kill-on-bad-exit=1", "--label",
+		sglaunchBin, "serve", "--profile", prof)
+	cmd.Env = c.sglaunchEnv(dir)
+	out := &testkit.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	testkit.WaitFor(t, groupReadyTimeout, "2 ranks healthy", func() bool { return healthyRanks(out.String()) == 2 })
+	var server int
+	pids, _ := c.net.Nodes[1].Pids()
+	for _, pid := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(b), "sglang.launch_server") {
+			server = pid
+			break
+		}
+	}
+	if server == 0 {
+		t.Fatal("no SGLang process on gpu02")
+	}
+	at := time.Now()
+	syscall.Kill(server, syscall.SIGKILL)
+	select {
+	case <-done:
+	case <-time.After(groupReadyTimeout):
+		t.Fatalf("the step did not end:\n%s", out.String())
+	}
+	t.Logf("the step ended %s after rank 1's server was killed", time.Since(at).Round(time.Millisecond))
+	if !strings.Contains(out.String(), "0: sglaunch: error: group failed: rank 1 on node gpu02") {
+		t.Errorf("rank 0 does not name rank 1 on gpu02:\n%s", out.String())
+	}
+}
