@@ -79,3 +79,13 @@ func TestWorkerWaitsForLateRankZero(t *testing.T) {
 		t.Fatal("the worker never joined")
 	}
 }
+
+func TestInterfaceIP(t *testing.T) {
+	ip, err := InterfaceIP("lo")
+	if err != nil || ip != "127.0.0.1" {
+		t.Errorf("lo: got %q, %v", ip, err)
+	}
+	if _, err := InterfaceIP("no-such-if0"); err == nil || !strings.Contains(err.Error(), "multinode.interface no-such-if0") {
+		t.Errorf("got %v, want an error naming multinode.interface", err)
+	}
+}
