@@ -55,16 +55,26 @@ func diffCommand(e *env) *cli.Command {
 // writeDiff compares two operands and prints the difference; it reports
 // whether a perf-relevant setting differs.
 func (e *env) writeDiff(c *cli.Context, opA, opB operand) (bool, error) {
-	a, b := opA.side(c, opB), opB.side(c, opA)
-	rows := plan.Diff(a, b)
+	a, b, rows := diffOf(c, opA, opB)
 	if c.Bool("json") {
-		if err := writeJSON(e.stdout, map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}); err != nil {
+		if err := writeJSON(e.stdout, diffJSON(a, b, rows)); err != nil {
 			return false, err
 		}
 	} else if err := verify.WriteDiff(e.stdout, a, b, rows); err != nil {
 		return false, err
 	}
 	return verify.PerfDiffers(rows), nil
+}
+
+// diffOf compares two operands.
+func diffOf(c *cli.Context, opA, opB operand) (plan.Side, plan.Side, []plan.DiffRow) {
+	a, b := opA.side(c, opB), opB.side(c, opA)
+	return a, b, plan.Diff(a, b)
+}
+
+// diffJSON is one comparison as --json prints it.
+func diffJSON(a, b plan.Side, rows []plan.DiffRow) map[string]any {
+	return map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}
 }
 
 // operand is one side of diff: a plan (a profile's or a bench record's)

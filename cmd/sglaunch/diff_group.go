@@ -45,19 +45,34 @@ func (e *env) diffGroup(c *cli.Context, opA, opB operand) error {
 		ranks = append(ranks, operand{obs: &o, label: fmt.Sprintf("rank %d on %s", it.Rank, it.Node)})
 	}
 	differs := false
+	var all []map[string]any // --json: one document, a comparison per rank
 	for i, r := range ranks {
-		if i > 0 && !c.Bool("json") {
-			fmt.Fprintln(e.stdout)
-		}
 		a, b := r, other
 		if !depFirst {
 			a, b = other, r
 		}
-		d, err := e.writeDiff(c, a, b)
-		if err != nil {
+		sa, sb, rows := diffOf(c, a, b)
+		differs = differs || verify.PerfDiffers(rows)
+		if c.Bool("json") {
+			d := diffJSON(sa, sb, rows)
+			d["rank"] = i
+			if i > 0 {
+				d["rank"] = items[i-1].Rank
+			}
+			all = append(all, d)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		if err := verify.WriteDiff(e.stdout, sa, sb, rows); err != nil {
 			return err
 		}
-		differs = differs || d
+	}
+	if c.Bool("json") {
+		if err := writeJSON(e.stdout, map[string]any{"ranks": all}); err != nil {
+			return err
+		}
 	}
 	if differs {
 		return &statusError{code: 1}

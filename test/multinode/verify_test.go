@@ -3,6 +3,7 @@
 package multinode
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,5 +81,24 @@ func TestVerifyGroupNamesDriftedRank(t *testing.T) {
 	t.Logf("diff --group:\n%s", out)
 	if code != 1 || !strings.Contains(out, "rank 1 on") || !strings.Contains(out, "NCCL_ALGO") {
 		t.Errorf("diff --group exited %d, want 1 naming rank 1's NCCL_ALGO:\n%s", code, out)
+	}
+	code, out = g.ranks[0].run(t, "diff", "--group", "--json", "profile:"+g.profile, "running")
+	var doc struct {
+		Ranks []struct {
+			Rank        int `json:"rank"`
+			Differences []struct {
+				Group, Setting string
+			} `json:"differences"`
+		} `json:"ranks"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &doc); err != nil || code != 1 || len(doc.Ranks) != 2 {
+		t.Fatalf("diff --group --json: exit %d, %v:\n%s", code, err, out)
+	}
+	found := false
+	for _, d := range doc.Ranks[1].Differences {
+		found = found || (d.Setting == "NCCL_ALGO" && d.Group == "perf-relevant")
+	}
+	if doc.Ranks[1].Rank != 1 || !found {
+		t.Errorf("diff --group --json: rank 1's NCCL_ALGO not in %+v", doc.Ranks[1])
 	}
 }
