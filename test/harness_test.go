@@ -1,7 +1,6 @@
 package test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,18 +27,10 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sglaunch-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	sharedCache = filepath.Join(dir, "cache")
-	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	return testkit.RunWithWorkspace(m, "sglaunch-e2e-", func(w *testkit.Workspace) error {
+		sglaunchBin, sharedCache = w.Bin, w.Cache
+		return nil
+	})
 }
 
 // testEnv is an isolated environment for one sglaunch invocation: its own

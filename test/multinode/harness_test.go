@@ -43,18 +43,10 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "test/multinode makes network namespaces: run it as root")
 		return 1
 	}
-	dir, err := os.MkdirTemp("", "sglaunch-multinode-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	sharedCache = filepath.Join(dir, "cache")
-	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	return testkit.RunWithWorkspace(m, "sglaunch-multinode-", func(w *testkit.Workspace) error {
+		sglaunchBin, sharedCache = w.Bin, w.Cache
+		return nil
+	})
 }
 
 // group is one test's nodes and the profile every rank runs.

@@ -30,22 +30,10 @@ const (
 var sglaunchBin, cacheDir string
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sglaunch-prometheus-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	cacheDir = filepath.Join(dir, "cache")
-	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testkit.RunWithWorkspace(m, "sglaunch-prometheus-", func(w *testkit.Workspace) error {
+		sglaunchBin, cacheDir = w.Bin, w.Cache
+		return nil
+	}))
 }
 
 // started runs cmd in its own process group, killed with the group at

@@ -33,23 +33,14 @@ var (
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sglaunch-reliability-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	cacheDir = filepath.Join(dir, "cache")
-	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	stubBin = filepath.Join(dir, "stubserver")
-	if out, err := exec.Command("go", "build", "-o", stubBin, "github.com/sglaunch/sglaunch/test/perf/stubserver").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build stubserver: %v\n%s", err, out)
-		return 1
-	}
-	return m.Run()
+	return testkit.RunWithWorkspace(m, "sglaunch-reliability-", func(w *testkit.Workspace) error {
+		sglaunchBin, cacheDir = w.Bin, w.Cache
+		stubBin = filepath.Join(w.Dir, "stubserver")
+		if out, err := exec.Command("go", "build", "-o", stubBin, "github.com/sglaunch/sglaunch/test/perf/stubserver").CombinedOutput(); err != nil {
+			return fmt.Errorf("build stubserver: %v\n%s", err, out)
+		}
+		return nil
+	})
 }
 
 // count reads a scenario count: the variable, else full under

@@ -30,20 +30,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sglaunch-report-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cacheDir = filepath.Join(dir, "cache")
-	if sglaunchBin, err = testkit.BuildSglaunch(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testkit.RunWithWorkspace(m, "sglaunch-report-", func(w *testkit.Workspace) error {
+		sglaunchBin, cacheDir = w.Bin, w.Cache
+		return nil
+	}))
 }
 
 // sglaunch runs the binary in an isolated home and returns its stdout.
