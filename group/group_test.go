@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -245,5 +246,45 @@ func TestOversizedMessageRefused(t *testing.T) {
 	buf := make([]byte, 1)
 	if _, err := nc.Read(buf); err == nil {
 		t.Fatal("the leader answered an oversized hello")
+	}
+}
+
+// TestRestartedRankJoinsOnceItsOldSelfIsGone: a rank restarted while
+// rank 0 still holds its earlier connection is told to try again (not
+// refused for good, which would exit 2 and stop a systemd restart); it
+// joins once rank 0 has dropped the silent old one.
+func TestRestartedRankJoinsOnceItsOldSelfIsGone(t *testing.T) {
+	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr := l.ListenAddr().String()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	old := report(1, same(1))
+	newConn(nc).send(message{Type: msgHello, Report: &old}) // then silent
+	testkit.WaitFor(t, wait, "rank 0 to hold the old rank 1", func() bool { return len(l.peers()) == 1 })
+	w := NewWorker(config(report(1, same(1)), 2, addr))
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() { _, err := w.Rendezvous(t.Context()); done <- err }()
+	testkit.WaitFor(t, wait, "the restarted rank 1 in place of the old", func() bool {
+		p := l.peers()
+		return len(p) == 1 && p[0].c.remote() != nc.LocalAddr().String()
+	})
+	if _, err := l.Rendezvous(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the restarted rank: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the restarted rank never joined")
 	}
 }

@@ -107,6 +107,10 @@ func (l *Leader) join(c *conn, m message) {
 		c.send(message{Type: msgRefuse, Reason: why})
 		c.close()
 	}
+	retry := func(why string) {
+		c.send(message{Type: msgRefuse, Reason: why, Retry: true})
+		c.close()
+	}
 	r := m.Report
 	switch {
 	case r == nil:
@@ -122,12 +126,14 @@ func (l *Leader) join(c *conn, m message) {
 	l.mu.Lock()
 	if old, ok := l.workers[r.Rank]; ok {
 		l.mu.Unlock()
-		refuse(fmt.Sprintf("rank %d has joined already, from %s (node %s)", r.Rank, old.c.remote(), old.node))
+		retry(fmt.Sprintf("rank %d has joined already, from %s (node %s)", r.Rank, old.c.remote(), old.node))
 		return
 	}
 	if l.started {
 		l.mu.Unlock()
-		refuse(fmt.Sprintf("the group is past its preflight without rank %d; restart the whole group", r.Rank))
+		// A rank restarted while this group still ends (its loss is
+		// this group's failure): it joins the next rank 0.
+		retry(fmt.Sprintf("the group is past its preflight without rank %d", r.Rank))
 		return
 	}
 	p := &peer{rank: r.Rank, node: r.Node, c: c, report: *r, replies: make(chan message, 1)}

@@ -35,11 +35,15 @@ const writeTimeout = 5 * time.Second
 
 // message is one line on the control channel.
 type message struct {
-	Type         string          `json:"type"`
-	Rank         int             `json:"rank,omitempty"`
-	Node         string          `json:"node,omitempty"`
-	Report       *Report         `json:"report,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
+	Type   string  `json:"type"`
+	Rank   int     `json:"rank,omitempty"`
+	Node   string  `json:"node,omitempty"`
+	Report *Report `json:"report,omitempty"`
+	Reason string  `json:"reason,omitempty"`
+	// Retry, on a refusal, says the refusal may not hold for long (the
+	// rank is still present from before, the group is still ending):
+	// the worker tries again until its rendezvous timeout.
+	Retry        bool            `json:"retry,omitempty"`
 	Table        string          `json:"table,omitempty"`
 	DistInitAddr string          `json:"dist_init_addr,omitempty"`
 	Data         json.RawMessage `json:"data,omitempty"`

@@ -20,11 +20,13 @@ const dialEvery = 500 * time.Millisecond
 type Worker struct {
 	cfg       Config
 	fail      *failure
-	c         *conn
+	mu        sync.Mutex
+	c         *conn // the connection to rank 0 in use; nil between tries
 	lastSeen  atomic.Int64
 	gotGo     chan message // go or refuse
 	ready     chan struct{}
 	readyOnce sync.Once
+	hbOnce    sync.Once
 	closed    chan struct{}
 	closeOnce sync.Once
 	closing   atomic.Bool
@@ -40,41 +42,81 @@ func (w *Worker) GroupReady() <-chan struct{} { return w.ready }
 func (w *Worker) Failed() <-chan struct{}     { return w.fail.ch }
 func (w *Worker) Failure() error              { return w.fail.get() }
 
-// Rendezvous connects to rank 0 (retrying until RendezvousTimeout),
-// reports, and waits until rank 0 says to load or refuses.
-func (w *Worker) Rendezvous(ctx context.Context) (string, error) {
-	c, err := w.dial(ctx)
-	if err != nil {
-		return "", err
-	}
+func (w *Worker) current() *conn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.c
+}
+
+func (w *Worker) setConn(c *conn) {
+	w.mu.Lock()
 	w.c = c
-	if err := c.send(message{Type: msgHello, Report: &w.cfg.Self}); err != nil {
-		return "", fmt.Errorf("rank 0 at %s: %w", w.cfg.Addr, err)
-	}
-	w.lastSeen.Store(time.Now().UnixNano())
-	go w.read()
-	go w.heartbeats()
-	select {
-	case m := <-w.gotGo:
-		if m.Type == msgRefuse {
-			if m.Table != "" {
-				return "", fmt.Errorf("%w: %s", ErrRefused, m.Table)
+	w.mu.Unlock()
+}
+
+// Rendezvous connects to rank 0 (retrying until RendezvousTimeout),
+// reports, and waits until rank 0 says to load or refuses. A refusal
+// that may pass (this rank still present from before, the group still
+// ending) is tried again until the timeout.
+func (w *Worker) Rendezvous(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.RendezvousTimeout)
+	defer cancel()
+	said := false
+	for {
+		c, err := w.dial(ctx)
+		if err != nil {
+			return "", err
+		}
+		w.lastSeen.Store(time.Now().UnixNano())
+		w.setConn(c)
+		if err := c.send(message{Type: msgHello, Report: &w.cfg.Self}); err != nil {
+			return "", fmt.Errorf("rank 0 at %s: %w", w.cfg.Addr, err)
+		}
+		go w.read(c)
+		w.hbOnce.Do(func() { go w.heartbeats() })
+		var m message
+		select {
+		case m = <-w.gotGo:
+		case <-w.fail.ch:
+			return "", w.fail.err
+		case <-ctx.Done():
+			return "", w.rendezvousEnd(ctx, "rank 0 did not start the group")
+		}
+		switch {
+		case m.Type == msgGo:
+			return m.DistInitAddr, nil
+		case m.Retry:
+			w.setConn(nil)
+			c.close()
+			if !said {
+				w.cfg.log().Info(fmt.Sprintf("rank 0 at %s: %s; trying again until the rendezvous timeout", w.cfg.Addr, m.Reason))
+				said = true
 			}
+			select {
+			case <-ctx.Done():
+				return "", w.rendezvousEnd(ctx, m.Reason)
+			case <-time.After(dialEvery):
+			}
+		case m.Table != "":
+			return "", fmt.Errorf("%w: %s", ErrRefused, m.Table)
+		default:
 			return "", fmt.Errorf("%w: %s", ErrRefused, m.Reason)
 		}
-		return m.DistInitAddr, nil
-	case <-w.fail.ch:
-		return "", w.fail.err
-	case <-ctx.Done():
-		return "", context.Cause(ctx)
 	}
+}
+
+// rendezvousEnd is the error of a rendezvous whose context ended.
+func (w *Worker) rendezvousEnd(ctx context.Context, last string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: rank 0's control channel %s did not start the group within %s (last: %s); is rank 0 started, and is the port open?",
+			ErrRendezvous, w.cfg.Addr, w.cfg.RendezvousTimeout, last)
+	}
+	return context.Cause(ctx)
 }
 
 // dial reaches rank 0, retrying while its name does not resolve or it
 // does not listen yet.
 func (w *Worker) dial(ctx context.Context) (*conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.RendezvousTimeout)
-	defer cancel()
 	var last error
 	said := time.Time{}
 	for {
@@ -90,21 +132,18 @@ func (w *Worker) dial(ctx context.Context) (*conn, error) {
 		}
 		select {
 		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%w: rank 0's control channel %s did not answer within %s (last: %v); is rank 0 started, and is the port open?",
-					ErrRendezvous, w.cfg.Addr, w.cfg.RendezvousTimeout, last)
-			}
-			return nil, context.Cause(ctx)
+			return nil, w.rendezvousEnd(ctx, last.Error())
 		case <-time.After(dialEvery):
 		}
 	}
 }
 
-func (w *Worker) read() {
+// read handles rank 0's messages on c until c ends.
+func (w *Worker) read(c *conn) {
 	for {
-		m, err := w.c.recv(time.Time{})
+		m, err := c.recv(time.Time{})
 		if err != nil {
-			if !w.closing.Load() {
+			if !w.closing.Load() && w.current() == c {
 				w.fail.set(groupFailed("lost rank 0 at %s: its control connection closed (its sglaunch ended or the host is gone)", w.cfg.Addr))
 			}
 			return
@@ -112,6 +151,14 @@ func (w *Worker) read() {
 		w.lastSeen.Store(time.Now().UnixNano())
 		switch m.Type {
 		case msgGo, msgRefuse:
+			if m.Retry {
+				// rank 0 closes c next: that is no loss of rank 0.
+				w.mu.Lock()
+				if w.c == c {
+					w.c = nil
+				}
+				w.mu.Unlock()
+			}
 			select {
 			case w.gotGo <- m:
 			default:
@@ -124,7 +171,7 @@ func (w *Worker) read() {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
 				defer cancel()
-				w.c.send(answerObserve(ctx, w.cfg.Observe))
+				c.send(answerObserve(ctx, w.cfg.Observe))
 			}()
 		}
 	}
@@ -143,27 +190,31 @@ func (w *Worker) heartbeats() {
 			return
 		case <-t.C:
 		}
+		c := w.current()
+		if c == nil {
+			continue // between tries
+		}
 		if silent := time.Since(time.Unix(0, w.lastSeen.Load())); silent > w.cfg.lostAfter() {
 			w.fail.set(groupFailed("lost rank 0 at %s: no heartbeat for %s (a network partition, or the host is gone)", w.cfg.Addr, silent.Round(time.Millisecond)))
-			w.c.close()
+			c.close()
 			return
 		}
-		go w.c.send(message{Type: msgHeartbeat})
+		go c.send(message{Type: msgHeartbeat})
 	}
 }
 
 // LocalReady tells rank 0 this rank's server is up.
 func (w *Worker) LocalReady() {
-	if w.c != nil {
-		w.c.send(message{Type: msgReady, Rank: w.cfg.Self.Rank})
+	if c := w.current(); c != nil {
+		c.send(message{Type: msgReady, Rank: w.cfg.Self.Rank})
 	}
 }
 
 // Fail tells rank 0 this rank's server ended.
 func (w *Worker) Fail(why string) {
 	w.fail.set(groupFailed("rank %d on node %s: %s", w.cfg.Self.Rank, w.cfg.Self.Node, why))
-	if w.c != nil {
-		w.c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: why})
+	if c := w.current(); c != nil {
+		c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: why})
 	}
 }
 
@@ -172,8 +223,8 @@ func (w *Worker) Close() {
 	w.closeOnce.Do(func() {
 		w.closing.Store(true)
 		close(w.closed)
-		if w.c != nil {
-			w.c.close()
+		if c := w.current(); c != nil {
+			c.close()
 		}
 	})
 }
