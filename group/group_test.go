@@ -288,3 +288,17 @@ func TestRestartedRankJoinsOnceItsOldSelfIsGone(t *testing.T) {
 		t.Fatal("the restarted rank never joined")
 	}
 }
+
+// TestGroupNamesTheCauseNotItsEcho: rank 0's server dies a moment after
+// a worker's (gloo takes an idle rank 0 down with its peer); the group
+// names the worker, whose report arrives just after rank 0's own end.
+func TestGroupNamesTheCauseNotItsEcho(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		ws[0].Fail("its server exited, exit status 137 (SIGKILL)")
+	}()
+	l.Fail("its server exited, exit status 137 (SIGKILL)")
+	failedWithin(t, l, "rank 1 on node node1")
+	failedWithin(t, ws[1], "rank 1 on node node1")
+}
