@@ -84,5 +84,5 @@ func (p *Plan) AddDerived(name, value, from string) {
 	v := profiles.Value{Kind: profiles.Scalar, Text: value, From: from}
 	p.Args = setEntry(p.Args, profiles.Entry{Name: name, Value: v}, sameFlag)
 	p.Provenance["args."+name] = from
-	p.Argv = append(append([]string{p.Python, "-m", p.Module}, renderArgs(p.Args)...), p.Extra...)
+	p.renderArgv()
 }

@@ -146,8 +146,7 @@ func Resolve(req Request) (*Plan, error) {
 		Provenance:   map[string]string{},
 	}
 	plan.ApplySettings(l.settings)
-	plan.Argv = append([]string{python, "-m", plan.Module}, renderArgs(l.args)...)
-	plan.Argv = append(plan.Argv, req.Extra...)
+	plan.renderArgv()
 	plan.buildEnv(l.env, l.envRaw, p.InheritEnv, req.Environ)
 	for k, v := range l.settings {
 		plan.Provenance[k] = v.From
@@ -386,6 +385,12 @@ func findPython(v profiles.Value, lookPath func(string) (string, error), environ
 }
 
 // renderArgs turns flags into argv: --name value, --name v1 v2, --name.
+// renderArgv sets the full command from the plan's interpreter, module,
+// args and extra arguments.
+func (p *Plan) renderArgv() {
+	p.Argv = append(append([]string{p.Python, "-m", p.Module}, renderArgs(p.Args)...), p.Extra...)
+}
+
 func renderArgs(args profiles.Section) []string {
 	var argv []string
 	for _, e := range args {
