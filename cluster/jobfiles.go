@@ -38,22 +38,37 @@ func gpusPerNode(p *plan.Plan, override int) (int, error) {
 	if override > 0 {
 		return override, nil
 	}
-	tp, ok, err := intArg(p, "--tp-size")
-	if err != nil || !ok {
+	tp, pp, given, err := GPURanks(p)
+	if err != nil || !given {
 		return 0, err
-	}
-	pp, ok, err := intArg(p, "--pp-size")
-	if err != nil {
-		return 0, err
-	}
-	if !ok {
-		pp = 1
 	}
 	nodes := p.MultiNode.Nodes
 	if (tp*pp)%nodes != 0 {
 		return 0, inputerr.Errorf("--tp-size %d × --pp-size %d = %d GPUs do not split evenly over multinode.nodes %d; fix the profile, or give --gpus-per-node", tp, pp, tp*pp, nodes)
 	}
 	return tp * pp / nodes, nil
+}
+
+// GPURanks is the server's TP and PP sizes, whose product is its GPU
+// ranks (each SGLang's default 1 when absent); given says whether the
+// profile gives --tp-size. A value that is no positive integer is an
+// input error.
+func GPURanks(p *plan.Plan) (tp, pp int, given bool, err error) {
+	tp, given, err = intArg(p, "--tp-size")
+	if err != nil {
+		return 0, 0, false, err
+	}
+	pp, ok, err := intArg(p, "--pp-size")
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if !given {
+		tp = 1
+	}
+	if !ok {
+		pp = 1
+	}
+	return tp, pp, given, nil
 }
 
 func intArg(p *plan.Plan, flag string) (int, bool, error) {

@@ -22,19 +22,14 @@ func checkMultiNode(p *plan.Plan) []Finding {
 	}
 	s := subject{CheckMultiNode, "multinode.nodes " + strconv.Itoa(m.Nodes), "multinode.nodes (" + p.Provenance["multinode.nodes"] + ")"}
 	var out []Finding
-	tp := 1
-	if v, ok := p.Arg("--tp-size"); ok {
-		tp, _ = strconv.Atoi(v)
-	}
-	pp := 1
-	if v, ok := p.Arg("--pp-size"); ok {
-		pp, _ = strconv.Atoi(v)
-	}
-	if tp*pp%m.Nodes != 0 {
-		out = append(out, s.fail(fmt.Sprintf("--tp-size %d × --pp-size %d is not divisible by %d nodes: SGLang refuses to start (\"tp_size must be divisible by number of nodes\")", tp, pp, m.Nodes),
-			"make the TP size (times the PP size) a multiple of multinode.nodes"))
-	} else {
-		out = append(out, s.pass(fmt.Sprintf("%d GPU ranks per node", tp*pp/m.Nodes)))
+	// A TP or PP size that is no number is the flag checks' to report.
+	if tp, pp, _, err := cluster.GPURanks(p); err == nil {
+		if tp*pp%m.Nodes != 0 {
+			out = append(out, s.fail(fmt.Sprintf("--tp-size %d × --pp-size %d is not divisible by %d nodes: SGLang refuses to start (\"tp_size must be divisible by number of nodes\")", tp, pp, m.Nodes),
+				"make the TP size (times the PP size) a multiple of multinode.nodes"))
+		} else {
+			out = append(out, s.pass(fmt.Sprintf("%d GPU ranks per node", tp*pp/m.Nodes)))
+		}
 	}
 	rankText, placed := p.Arg(plan.FlagNodeRank)
 	r := subject{CheckMultiNode, "--node-rank", "args.node-rank (" + p.Provenance["args.node-rank"] + ")"}
