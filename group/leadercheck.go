@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sglaunch/sglaunch/cluster"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // ErrLeaderNotLocal: on rank 0, the leader's address is another host's.
@@ -86,6 +89,16 @@ func CheckPorts(ports []Port) error {
 type Port struct {
 	Name string
 	Port int
+}
+
+// RankZeroPorts are the ports rank 0 takes: sglaunch's control channel
+// and SGLang's from --dist-init-addr (cluster.LeaderPorts).
+func RankZeroPorts(p *plan.Plan) []Port {
+	ports := []Port{{Name: "multinode.control_port", Port: p.MultiNode.ControlPort}}
+	for _, port := range cluster.LeaderPorts(p) {
+		ports = append(ports, Port{Name: "multinode.dist_init_port", Port: port})
+	}
+	return ports
 }
 
 func localIPs() ([]net.IP, error) {

@@ -42,10 +42,7 @@ func checkMultiNode(p *plan.Plan) []Finding {
 	if rankText != "0" {
 		return out
 	}
-	ports := []group.Port{{Name: "multinode.control_port", Port: m.ControlPort}}
-	for _, port := range cluster.LeaderPorts(p) {
-		ports = append(ports, group.Port{Name: "multinode.dist_init_port", Port: port})
-	}
+	ports := group.RankZeroPorts(p)
 	ps := subject{CheckMultiNode, "rank 0 ports", "multinode.control_port, multinode.dist_init_port"}
 	if err := group.CheckPorts(ports); err != nil {
 		return append(out, ps.fail(err.Error(), "choose free ports below the ephemeral range (multinode.control_port, multinode.dist_init_port)"))

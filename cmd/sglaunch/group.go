@@ -58,11 +58,7 @@ func (e *env) joinGroup(ctx context.Context, p *plan.Plan, pl *cluster.Placement
 	var member group.Member
 	if pl.Rank == 0 {
 		dist, _ := p.Arg(plan.FlagDistInitAddr)
-		ports := []group.Port{{Name: "multinode.control_port", Port: m.ControlPort}}
-		for _, port := range cluster.LeaderPorts(p) {
-			ports = append(ports, group.Port{Name: "multinode.dist_init_port", Port: port})
-		}
-		if err := group.CheckLeader(ctx, pl.Leader, ports, m.RendezvousTimeout); err != nil {
+		if err := group.CheckLeader(ctx, pl.Leader, group.RankZeroPorts(p), m.RendezvousTimeout); err != nil {
 			return nil, inputerr.Wrap(fmt.Errorf("rank 0 (%s): %w", pl.From["leader"], err))
 		}
 		if m.Interface != "" {
