@@ -3,10 +3,13 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/sglaunch/sglaunch/group"
 )
 
 // RankReport is one rank's verify in a group.
@@ -30,9 +33,8 @@ type GroupReport struct {
 }
 
 // RunGroup verifies rank 0 here (t locates it) and every other rank
-// from the observation its sglaunch sent (observed, from
-// group.ObserveAll's items).
-func RunGroup(ctx context.Context, exp Expected, t Target, observed []RankObservation) (*GroupReport, error) {
+// from the observation its sglaunch sent (group.ObserveAll's items).
+func RunGroup(ctx context.Context, exp Expected, t Target, observed []group.Observed) (*GroupReport, error) {
 	r0, err := Run(ctx, exp, t)
 	if err != nil {
 		return nil, fmt.Errorf("rank 0: %w", err)
@@ -41,14 +43,10 @@ func RunGroup(ctx context.Context, exp Expected, t Target, observed []RankObserv
 	g := &GroupReport{Expected: exp, Ranks: []RankReport{{Rank: 0, Node: "this host", Report: r0}}}
 	for _, o := range observed {
 		rr := RankReport{Rank: o.Rank, Node: o.Node}
-		var obs Observation
-		switch {
-		case o.Error != "":
-			rr.Error = o.Error
-		case json.Unmarshal(o.Data, &obs) != nil:
-			rr.Error = "its observation is unreadable"
-		default:
-			rr.Report = Compare(exp, &obs)
+		if obs, err := WorkerObservation(o); err != nil {
+			rr.Error = err.Error()
+		} else {
+			rr.Report = Compare(exp, obs)
 		}
 		g.Ranks = append(g.Ranks, rr)
 	}
@@ -62,12 +60,17 @@ func RunGroup(ctx context.Context, exp Expected, t Target, observed []RankObserv
 	return g, nil
 }
 
-// RankObservation is one worker's observation as rank 0 relays it.
-type RankObservation struct {
-	Rank  int
-	Node  string
-	Data  []byte
-	Error string
+// WorkerObservation reads one worker's observation as rank 0 relayed
+// it; the error says why there is none.
+func WorkerObservation(o group.Observed) (*Observation, error) {
+	if o.Error != "" {
+		return nil, errors.New(o.Error)
+	}
+	var obs Observation
+	if err := json.Unmarshal(o.Data, &obs); err != nil {
+		return nil, fmt.Errorf("its observation is unreadable: %w", err)
+	}
+	return &obs, nil
 }
 
 // OK reports whether every rank was checked and matches.
@@ -118,11 +121,7 @@ func (g *GroupReport) WriteText(w io.Writer) error {
 					fmt.Fprintln(tw, "RANK\tSTATUS\tSETTING\tEXPECTED\tOBSERVED\tWHERE")
 				}
 				n++
-				where := row.Where
-				if row.Note != "" {
-					where += " (" + row.Note + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", strconv.Itoa(r.Rank), row.Status, row.Setting, dash(row.Expected), dash(row.Observed), where)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Rank, row.Status, row.Setting, dash(row.Expected), dash(row.Observed), row.whereText())
 			}
 		}
 		if err := tw.Flush(); err != nil {

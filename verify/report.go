@@ -43,6 +43,14 @@ type Row struct {
 	Note     string `json:"note,omitempty"`
 }
 
+// whereText is the row's WHERE cell: where it was seen, and its note.
+func (r Row) whereText() string {
+	if r.Note != "" {
+		return r.Where + " (" + r.Note + ")"
+	}
+	return r.Where
+}
+
 // Report is the outcome of one verify.
 type Report struct {
 	Expected Expected     `json:"expected"`
@@ -91,11 +99,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "STATUS\tSETTING\tEXPECTED\tOBSERVED\tWHERE")
 		for _, row := range rows {
-			where := row.Where
-			if row.Note != "" {
-				where += " (" + row.Note + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Status, row.Setting, dash(row.Expected), dash(row.Observed), where)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Status, row.Setting, dash(row.Expected), dash(row.Observed), row.whereText())
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"net"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/verify"
 )
@@ -20,29 +17,20 @@ func (e *env) diffGroup(c *cli.Context, opA, opB operand) error {
 	if opA.obs == nil {
 		dep, other, depFirst = opB, opA, false
 	}
-	switch {
-	case dep.obs == nil || other.obs != nil:
+	if dep.obs == nil || other.obs != nil {
 		return inputerr.Errorf("diff --group: want one running deployment (running, pid:, port:, unit:) and one plan (a profile or a record)")
-	case dep.state == nil || dep.state.Group == nil:
-		return inputerr.Errorf("diff --group: %s is not a rank of a multi-node server; leave out --group", dep.label)
-	case dep.state.Group.Rank != 0:
-		return inputerr.Errorf("diff --group: this host runs rank %d; run it on rank 0's host (its control channel is %s)", dep.state.Group.Rank, dep.state.Group.Control)
 	}
-	_, port, _ := net.SplitHostPort(dep.state.Group.Control)
-	items, err := group.ObserveAll(c.Context, net.JoinHostPort("127.0.0.1", port))
+	items, err := workerObservations(c.Context, "diff --group", dep.label, dep.state)
 	if err != nil {
-		return inputerr.Wrap(fmt.Errorf("diff --group: %w", err))
+		return err
 	}
 	ranks := []operand{{obs: dep.obs, label: "rank 0 (" + dep.label + ")", state: dep.state}}
 	for _, it := range items {
-		var o verify.Observation
-		if it.Error != "" {
-			return fmt.Errorf("diff --group: rank %d on %s: %s", it.Rank, it.Node, it.Error)
+		o, err := verify.WorkerObservation(it)
+		if err != nil {
+			return fmt.Errorf("diff --group: rank %d on %s: %w", it.Rank, it.Node, err)
 		}
-		if err := json.Unmarshal(it.Data, &o); err != nil {
-			return fmt.Errorf("diff --group: rank %d on %s: its observation is unreadable: %w", it.Rank, it.Node, err)
-		}
-		ranks = append(ranks, operand{obs: &o, label: fmt.Sprintf("rank %d on %s", it.Rank, it.Node)})
+		ranks = append(ranks, operand{obs: o, label: fmt.Sprintf("rank %d on %s", it.Rank, it.Node)})
 	}
 	differs := false
 	var all []map[string]any // --json: one document, a comparison per rank

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -136,4 +137,23 @@ func observeRank(ctx context.Context, p *plan.Plan, pid int) ([]byte, error) {
 // groupState is the runtime state's record of the rank.
 func groupState(p *plan.Plan, pl *cluster.Placement) *runstate.Group {
 	return &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
+}
+
+// workerObservations asks the sglaunch of rank 0, whose launch st runs
+// on this host, for every worker's observation of its own server. cmd
+// names the command in errors, what the launch.
+func workerObservations(ctx context.Context, cmd, what string, st *runstate.State) ([]group.Observed, error) {
+	switch {
+	case st == nil || st.Group == nil:
+		return nil, inputerr.Errorf("%s: %s is not a rank of a multi-node server; leave out --group", cmd, what)
+	case st.Group.Rank != 0:
+		return nil, inputerr.Errorf("%s: this host runs rank %d; run it on rank 0's host (its control channel is %s)", cmd, st.Group.Rank, st.Group.Control)
+	}
+	// The control channel answers observations to local clients only.
+	_, port, _ := net.SplitHostPort(st.Group.Control)
+	items, err := group.ObserveAll(ctx, net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return nil, inputerr.Wrap(fmt.Errorf("%s: %w", cmd, err))
+	}
+	return items, nil
 }

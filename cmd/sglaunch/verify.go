@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
@@ -110,23 +108,11 @@ func (e *env) verifyGroup(c *cli.Context, exp verify.Expected, target verify.Tar
 	if err != nil {
 		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
 	}
-	g := l.State
-	switch {
-	case g == nil || g.Group == nil:
-		return inputerr.Errorf("verify --group: %s is not a rank of a multi-node server; leave out --group", l.How)
-	case g.Group.Rank != 0:
-		return inputerr.Errorf("verify --group: this host runs rank %d; run it on rank 0's host (its control channel is %s)", g.Group.Rank, g.Group.Control)
-	}
-	_, port, _ := net.SplitHostPort(g.Group.Control)
-	items, err := group.ObserveAll(c.Context, net.JoinHostPort("127.0.0.1", port))
+	items, err := workerObservations(c.Context, "verify --group", l.How, l.State)
 	if err != nil {
-		return inputerr.Wrap(fmt.Errorf("verify --group: %w", err))
+		return err
 	}
-	obs := make([]verify.RankObservation, len(items))
-	for i, it := range items {
-		obs[i] = verify.RankObservation{Rank: it.Rank, Node: it.Node, Data: it.Data, Error: it.Error}
-	}
-	report, err := verify.RunGroup(c.Context, exp, target, obs)
+	report, err := verify.RunGroup(c.Context, exp, target, items)
 	if err != nil {
 		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
 	}
