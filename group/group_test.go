@@ -64,6 +64,40 @@ func startGroup(t *testing.T, nodes int, env func(rank int) map[string]string) (
 	return l, ws, errs
 }
 
+// listenTwo starts rank 0 of a 2-node group, closed when the test ends.
+func listenTwo(t *testing.T) *Leader {
+	t.Helper()
+	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
+}
+
+// dial connects to rank 0's control channel as a raw client.
+func dial(t *testing.T, l *Leader) net.Conn {
+	t.Helper()
+	nc, err := net.Dial("tcp", l.ListenAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
+
+// silentRank joins as rank 1 and then says nothing more: a host cut
+// off without a FIN, or an sglaunch stopped dead.
+func silentRank(t *testing.T, l *Leader) net.Conn {
+	t.Helper()
+	nc := dial(t, l)
+	r := report(1, same(1))
+	if err := newConn(nc).send(message{Type: msgHello, Report: &r}); err != nil {
+		t.Fatal(err)
+	}
+	return nc
+}
+
 func same(int) map[string]string { return map[string]string{"NCCL_PROTO": "LL"} }
 
 func TestGroupReadyOnlyWhenEveryRankIs(t *testing.T) {
@@ -117,16 +151,12 @@ func TestDriftedVariableRefusedNamingRank(t *testing.T) {
 }
 
 func TestOtherGroupRefused(t *testing.T) {
-	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := listenTwo(t)
 	r := report(1, same(1))
 	r.Group = "test:2"
 	w := NewWorker(config(r, 2, l.ListenAddr().String()))
 	defer w.Close()
-	_, err = w.Rendezvous(t.Context())
+	_, err := w.Rendezvous(t.Context())
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "belongs to group test:2") {
 		t.Fatalf("got %v", err)
 	}
@@ -173,19 +203,8 @@ func TestWorkerConnectionLostFailsGroup(t *testing.T) {
 // TestSilentWorkerLostWithinHeartbeatBound: a rank that stops talking
 // (a partition: no FIN, no RST) is lost after interval × threshold.
 func TestSilentWorkerLostWithinHeartbeatBound(t *testing.T) {
-	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	nc, err := net.Dial("tcp", l.ListenAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	c := newConn(nc)
-	r := report(1, same(1))
-	c.send(message{Type: msgHello, Report: &r})
+	l := listenTwo(t)
+	silentRank(t, l)
 	if _, err := l.Rendezvous(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -231,16 +250,8 @@ func TestObserveAll(t *testing.T) {
 }
 
 func TestOversizedMessageRefused(t *testing.T) {
-	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	nc, err := net.Dial("tcp", l.ListenAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	l := listenTwo(t)
+	nc := dial(t, l)
 	go nc.Write([]byte(`{"type":"hello","x":"` + strings.Repeat("a", 2*maxMessage)))
 	nc.SetReadDeadline(time.Now().Add(wait))
 	buf := make([]byte, 1)
@@ -254,19 +265,9 @@ func TestOversizedMessageRefused(t *testing.T) {
 // refused for good, which would exit 2 and stop a systemd restart); it
 // joins once rank 0 has dropped the silent old one.
 func TestRestartedRankJoinsOnceItsOldSelfIsGone(t *testing.T) {
-	l, err := Listen(config(report(0, same(0)), 2, "127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := listenTwo(t)
 	addr := l.ListenAddr().String()
-	nc, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	old := report(1, same(1))
-	newConn(nc).send(message{Type: msgHello, Report: &old}) // then silent
+	nc := silentRank(t, l)
 	testkit.WaitFor(t, wait, "rank 0 to hold the old rank 1", func() bool { return len(l.peers()) == 1 })
 	w := NewWorker(config(report(1, same(1)), 2, addr))
 	defer w.Close()

@@ -207,18 +207,14 @@ func (r *rank) wait(t *testing.T) int {
 // serverPID finds the rank's SGLang main process in its node.
 func (r *rank) serverPID(t *testing.T) int {
 	t.Helper()
-	pids, err := r.node.Pids()
+	pids, err := r.node.Find("sglang.launch_server")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pid := range pids {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(b), "sglang.launch_server") {
-			return pid
-		}
+	if len(pids) == 0 {
+		t.Fatalf("rank %d: no SGLang process in node %s", r.i, r.node.Name)
 	}
-	t.Fatalf("rank %d: no SGLang process in node %s", r.i, r.node.Name)
-	return 0
+	return pids[0]
 }
 
 // noneLeft asserts that no process is left in any node.

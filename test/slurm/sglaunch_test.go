@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -55,6 +56,60 @@ multinode:
 	return path
 }
 
+// srunStep is `srun … sglaunch serve` of a group on n nodes, running.
+type srunStep struct {
+	cmd  *exec.Cmd
+	out  *testkit.SyncBuffer
+	done chan error
+}
+
+// srunServe starts every rank of prof through one srun step (with srun's
+// extra options first) and waits until all n are healthy.
+func (c *cluster) srunServe(t *testing.T, dir, prof string, n int, extra ...string) *srunStep {
+	t.Helper()
+	args := append([]string{"--nodes", fmt.Sprint(n), "--ntasks-per-node=1", "--kill-on-bad-exit=1"}, extra...)
+	cmd := c.client(context.Background(), "srun", append(args, sglaunchBin, "serve", "--profile", prof)...)
+	cmd.Env = c.sglaunchEnv(dir)
+	s := &srunStep{cmd: cmd, out: &testkit.SyncBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = s.out, s.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- cmd.Wait() }()
+	testkit.WaitFor(t, groupReadyTimeout, fmt.Sprintf("%d ranks healthy", n), func() bool {
+		select {
+		case err := <-s.done:
+			t.Fatalf("srun ended (%v) before the group was ready:\n%s", err, s.out.String())
+		default:
+		}
+		return healthyRanks(s.out.String()) == n
+	})
+	return s
+}
+
+// wait waits for srun to end.
+func (s *srunStep) wait(t *testing.T, after string) {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(groupReadyTimeout):
+		t.Fatalf("srun did not end after %s:\n%s", after, s.out.String())
+	}
+}
+
+// noneLeft waits until no sglaunch or SGLang process is left on any
+// node (slurmd and slurmstepd live on).
+func (c *cluster) noneLeft(t *testing.T) {
+	t.Helper()
+	for _, node := range c.net.Nodes {
+		testkit.WaitFor(t, stopTimeout, "no process left in "+node.Name, func() bool {
+			a, err1 := node.Find("sglaunch")
+			b, err2 := node.Find("sglang")
+			return err1 == nil && err2 == nil && len(a)+len(b) == 0
+		})
+	}
+}
+
 // healthyRanks counts the ranks that logged their healthy line, which
 // each does only once the whole group is ready.
 func healthyRanks(out string) int { return strings.Count(out, "sglaunch: healthy after") }
@@ -68,62 +123,22 @@ func TestGroupUnderSrun(t *testing.T) {
 			c := startCluster(t, n)
 			dir := t.TempDir()
 			prof := profile(t, dir, n)
-			cmd := c.client(context.Background(), "srun", "--nodes", fmt.Sprint(n), "--ntasks-per-node=1", "--kill-on-bad-exit=1",
-				sglaunchBin, "serve", "--profile", prof)
-			cmd.Env = c.sglaunchEnv(dir)
-			out := &testkit.SyncBuffer{}
-			cmd.Stdout, cmd.Stderr = out, out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			testkit.WaitFor(t, groupReadyTimeout, fmt.Sprintf("%d ranks healthy", n), func() bool {
-				select {
-				case err := <-done:
-					t.Fatalf("srun ended (%v) before the group was ready:\n%s", err, out.String())
-				default:
-				}
-				return healthyRanks(out.String()) == n
-			})
-			text := out.String()
+			run := c.srunServe(t, dir, prof, n)
+			text := run.out.String()
 			for _, want := range []string{"SLURM_NODEID (slurm)", "SLURM_STEP_NODELIST (slurm)", fmt.Sprintf("group preflight passed: %d ranks", n), "--dist-init-addr gpu01:20000"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("the output lacks %q", want)
 				}
 			}
 			// scancel's SIGTERM reaches every task; each rank drains.
-			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(groupReadyTimeout):
-				t.Fatalf("srun did not end after SIGTERM:\n%s", out.String())
-			}
-			for _, node := range c.net.Nodes {
-				testkit.WaitFor(t, stopTimeout, "no process left in "+node.Name, func() bool {
-					pids, err := node.Pids()
-					return err == nil && len(onlySglaunch(pids)) == 0
-				})
-			}
+			run.cmd.Process.Signal(syscall.SIGTERM)
+			run.wait(t, "SIGTERM")
+			c.noneLeft(t)
 			if t.Failed() {
-				t.Logf("output:\n%s", out.String())
+				t.Logf("output:\n%s", run.out.String())
 			}
 		})
 	}
-}
-
-// onlySglaunch keeps the pids of sglaunch and the servers it started
-// (slurmd and slurmstepd live on in the node).
-func onlySglaunch(pids []int) []int {
-	var out []int
-	for _, pid := range pids {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		cmd := string(b)
-		if strings.Contains(cmd, "sglaunch") || strings.Contains(cmd, "sglang") {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // TestBatchScriptContextRefused: sglaunch run in the batch script itself,
@@ -189,12 +204,7 @@ func TestGeneratedSbatchScriptRuns(t *testing.T) {
 	if !strings.Contains(res.Output, "group preflight passed: 2 ranks") {
 		t.Errorf("the job's output lacks the group preflight:\n%s", res.Output)
 	}
-	for _, node := range c.net.Nodes {
-		testkit.WaitFor(t, stopTimeout, "no process left in "+node.Name, func() bool {
-			pids, err := node.Pids()
-			return err == nil && len(onlySglaunch(pids)) == 0
-		})
-	}
+	c.noneLeft(t)
 }
 
 // TestRankLostUnderSrunEndsStep: a worker's server killed under srun:
@@ -203,38 +213,16 @@ func TestRankLostUnderSrunEndsStep(t *testing.T) {
 	c := startCluster(t, 2)
 	dir := t.TempDir()
 	prof := profile(t, dir, 2)
-	cmd := c.client(context.Background(), "srun", "--nodes", "2", "--ntasks-per-node=1", "--kill-on-bad-exit=1", "--label",
-		sglaunchBin, "serve", "--profile", prof)
-	cmd.Env = c.sglaunchEnv(dir)
-	out := &testkit.SyncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	testkit.WaitFor(t, groupReadyTimeout, "2 ranks healthy", func() bool { return healthyRanks(out.String()) == 2 })
-	var server int
-	pids, _ := c.net.Nodes[1].Pids()
-	for _, pid := range pids {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(b), "sglang.launch_server") {
-			server = pid
-			break
-		}
-	}
-	if server == 0 {
-		t.Fatal("no SGLang process on gpu02")
+	run := c.srunServe(t, dir, prof, 2, "--label")
+	servers, err := c.net.Nodes[1].Find("sglang.launch_server")
+	if err != nil || len(servers) == 0 {
+		t.Fatalf("no SGLang process on gpu02 (%v)", err)
 	}
 	at := time.Now()
-	syscall.Kill(server, syscall.SIGKILL)
-	select {
-	case <-done:
-	case <-time.After(groupReadyTimeout):
-		t.Fatalf("the step did not end:\n%s", out.String())
-	}
+	syscall.Kill(servers[0], syscall.SIGKILL)
+	run.wait(t, "rank 1's server was killed")
 	t.Logf("the step ended %s after rank 1's server was killed", time.Since(at).Round(time.Millisecond))
-	if !strings.Contains(out.String(), "0: sglaunch: error: group failed: rank 1 on node gpu02") {
-		t.Errorf("rank 0 does not name rank 1 on gpu02:\n%s", out.String())
+	if !strings.Contains(run.out.String(), "0: sglaunch: error: group failed: rank 1 on node gpu02") {
+		t.Errorf("rank 0 does not name rank 1 on gpu02:\n%s", run.out.String())
 	}
 }

@@ -225,6 +225,23 @@ func (n *Node) Pids() ([]int, error) {
 	return pids, nil
 }
 
+// Find returns the processes in the node whose command line holds
+// substr (its arguments joined by blanks).
+func (n *Node) Find(substr string) ([]int, error) {
+	pids, err := n.Pids()
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, pid := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), substr) {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
 // Kill kills every process in the node (SIGKILL) and waits until none
 // is left. A process the test started is then reaped by its cmd.Wait.
 func (n *Node) Kill() error {
