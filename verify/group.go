@@ -32,10 +32,11 @@ type GroupReport struct {
 	Unchecked int `json:"unchecked"`
 }
 
-// RunGroup verifies rank 0 here (t locates it) and every other rank
-// from the observation its sglaunch sent (group.ObserveAll's items).
-func RunGroup(ctx context.Context, exp Expected, t Target, observed []group.Observed) (*GroupReport, error) {
-	r0, err := Run(ctx, exp, t)
+// RunGroup verifies rank 0, located here (l, as Locate found it for t),
+// and every other rank from the observation its sglaunch sent
+// (group.ObserveAll's items).
+func RunGroup(ctx context.Context, exp Expected, t Target, l *Located, observed []group.Observed) (*GroupReport, error) {
+	r0, err := runLocated(ctx, exp, t, l)
 	if err != nil {
 		return nil, fmt.Errorf("rank 0: %w", err)
 	}

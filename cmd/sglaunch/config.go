@@ -19,11 +19,7 @@ func configCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			// Where an orchestrator runs it, the rank's flags are shown
-			// with their source; elsewhere the plan has none, and why.
-			if _, err := e.place(plan); err != nil {
-				fmt.Fprintf(e.stderr, "sglaunch: multinode: %v\n", err)
-			}
+			e.placeToShow(plan)
 			if c.Bool("json") {
 				_, err = e.stdout.Write(plan.View().JSON())
 				return err

@@ -40,6 +40,15 @@ func (e *env) place(p *plan.Plan) (*cluster.Placement, error) {
 	return pl, nil
 }
 
+// placeToShow places the rank for a command that only shows the plan
+// (config, preflight): where no orchestrator places it, the plan has no
+// rank's flags, and why is said on stderr.
+func (e *env) placeToShow(p *plan.Plan) {
+	if _, err := e.place(p); err != nil {
+		fmt.Fprintf(e.stderr, "sglaunch: multinode: %v\n", err)
+	}
+}
+
 // rankServer is the running server's pid for a worker's observations
 // (0 until it runs).
 type rankServer struct{ pid atomic.Int64 }

@@ -27,11 +27,7 @@ func preflightCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			// Placed where an orchestrator runs it; elsewhere the
-			// multinode check says the rank is not placed.
-			if _, err := e.place(plan); err != nil {
-				fmt.Fprintf(e.stderr, "sglaunch: multinode: %v\n", err)
-			}
+			e.placeToShow(plan)
 			rep := preflight.Run(c.Context, plan, e.preflightOptions(s, c.Bool("catalog")))
 			if c.Bool("json") {
 				_, err = e.stdout.Write(rep.JSON())

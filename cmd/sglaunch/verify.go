@@ -112,7 +112,7 @@ func (e *env) verifyGroup(c *cli.Context, exp verify.Expected, target verify.Tar
 	if err != nil {
 		return err
 	}
-	report, err := verify.RunGroup(c.Context, exp, target, items)
+	report, err := verify.RunGroup(c.Context, exp, target, l, items)
 	if err != nil {
 		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
 	}
