@@ -82,7 +82,8 @@ func judge(d *MetricDelta, a, b []float64) {
 	}
 }
 
-func intervalText(m MetricDelta) string {
+// IntervalText is the metric's interval as a comparison shows it.
+func (m MetricDelta) IntervalText() string {
 	if m.IntervalPct == nil {
 		if direction(m.Metric) == neither {
 			return ""
@@ -92,7 +93,8 @@ func intervalText(m MetricDelta) string {
 	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", m.IntervalPct[0], m.IntervalPct[1])
 }
 
-func verdictText(m MetricDelta) string {
+// VerdictText is the verdict as a comparison shows it.
+func (m MetricDelta) VerdictText() string {
 	switch {
 	case m.Verdict == "":
 		if direction(m.Metric) != neither && (m.RoundsA < 2 || m.RoundsB < 2) {
@@ -140,7 +142,7 @@ func SlowerText(ms []MetricDelta, pct float64) string {
 	for _, m := range ms {
 		p := fmt.Sprintf("%s %s %s %+.1f%%", m.Workload, m.Level, m.Metric, m.DeltaPct)
 		if m.IntervalPct != nil {
-			p += " (" + verdictText(m) + ")"
+			p += " (" + m.VerdictText() + ")"
 		} else {
 			p += " (no rounds to judge the noise)"
 		}

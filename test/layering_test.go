@@ -2,6 +2,7 @@ package test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,14 +12,16 @@ import (
 // process code knows nothing of readiness or systemd, and so on.
 func TestLayering(t *testing.T) {
 	const mod = "github.com/sglaunch/sglaunch/"
-	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "../...").Output()
+	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}}|{{join .Deps " "}}|{{join .Imports " "}}`, "../...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	deps := map[string][]string{}
+	// deps are every package a package depends on, imports its own files'.
+	deps, imports := map[string][]string{}, map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		deps[strings.TrimPrefix(f[0], mod)] = f[1:]
+		f := strings.Split(line, "|")
+		pkg := strings.TrimPrefix(f[0], mod)
+		deps[pkg], imports[pkg] = strings.Fields(f[1]), strings.Fields(f[2])
 	}
 	rules := []struct {
 		pkg       string
@@ -39,6 +42,10 @@ func TestLayering(t *testing.T) {
 		{"launcher", []string{"health", "systemd", "supervise"}},
 		{"loadgen", []string{"plan", "launcher", "bench"}},
 		{"bench", []string{"supervise"}},
+		// bench/workload says what to run; it knows no plan, record or
+		// process.
+		{"bench/workload", []string{"bench", "bench/report", "plan", "launcher", "supervise", "health", "internal/childproc", "internal/hostprobe", "internal/proc"}},
+		{"bench/report", []string{"supervise"}},
 		{"internal/childproc", []string{"plan", "launcher"}},
 		{"internal/leftovers", []string{"launcher", "supervise", "bench"}},
 		{"internal/logfile", []string{"plan", "launcher"}},
@@ -57,6 +64,33 @@ func TestLayering(t *testing.T) {
 					t.Errorf("%s depends on %s, which its doc.go rules out", r.pkg, f)
 				}
 			}
+		}
+	}
+	// Rules on a package's own imports, where what it depends on through
+	// another package cannot be ruled out: bench/report reads records
+	// through bench, which runs benchmarks.
+	direct := []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{"bench/report", []string{"launcher", "supervise", "health", "internal/childproc", "internal/hostprobe", "internal/sglangapi", "internal/proc"}},
+	}
+	for _, r := range direct {
+		d, ok := imports[r.pkg]
+		if !ok {
+			t.Errorf("package %s not found", r.pkg)
+			continue
+		}
+		for _, f := range r.forbidden {
+			if slices.Contains(d, mod+f) {
+				t.Errorf("%s imports %s, which its doc.go rules out", r.pkg, f)
+			}
+		}
+	}
+	// bench/benchtest builds records for tests only.
+	for pkg, d := range deps {
+		if slices.Contains(d, mod+"bench/benchtest") {
+			t.Errorf("%s depends on bench/benchtest, which is for tests only", pkg)
 		}
 	}
 }

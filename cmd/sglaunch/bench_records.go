@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
@@ -34,7 +35,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					}
 					return writeJSON(e.stdout, list)
 				}
-				return bench.WriteList(e.stdout, list)
+				return report.WriteList(e.stdout, list)
 			},
 		},
 		{
@@ -58,7 +59,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					_, err = e.stdout.Write(rec.JSON())
 					return err
 				}
-				return bench.WriteShow(e.stdout, rec)
+				return report.WriteShow(e.stdout, rec)
 			},
 		},
 		{
@@ -87,7 +88,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				if c.Bool("json") {
 					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
 				} else {
-					err = bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
+					err = report.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}
 				if err != nil || !c.IsSet("fail-if-slower") {
 					return err
