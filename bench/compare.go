@@ -48,11 +48,13 @@ type MetricDelta struct {
 	// RoundsA and RoundsB are how many rounds each side's level ran.
 	RoundsA int `json:"rounds_a,omitempty"`
 	RoundsB int `json:"rounds_b,omitempty"`
-	// With two rounds or more on each side: a 95 % interval of the
-	// difference of the rounds' means, in percent of A's mean (Welch's
-	// t), the confidence that the means differ (1 - p), and the verdict:
-	// faster or slower (B against A, by the metric's better direction)
-	// when the interval excludes 0, else within noise.
+	// The metric's own 95 % interval of B - A, in percent of A, centred on
+	// its delta with the noise of its own values in each round (Welch's t;
+	// absent with fewer than two rounds on a side), the confidence that B
+	// and A differ (1 - p), and the verdict that follows the interval:
+	// faster or slower (by the metric's better direction) when it excludes
+	// 0, within noise when it holds 0, too few rounds to judge with fewer
+	// than 3 rounds on either side (see judge).
 	IntervalPct *[2]float64 `json:"interval_pct,omitempty"`
 	Confidence  float64     `json:"confidence,omitempty"`
 	Verdict     string      `json:"verdict,omitempty"`

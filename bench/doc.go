@@ -16,8 +16,9 @@
 // (each round's too), written atomically whether the run succeeded or
 // failed, and with --details a JSON line per request beside it. Store
 // lists and loads records (Benchmarked for serve's lookup); Compare sets
-// two side by side: metric deltas in %, an interval and a verdict from
-// the rounds (Welch's t), plan differences.
+// two side by side: metric deltas in %, each metric's own interval from
+// its values in each round (Welch's t) and the verdict that follows it,
+// plan differences.
 //
 // What it must not do: start, supervise or stop the server (package
 // launcher does, the command wires them), import supervise, render

@@ -24,14 +24,14 @@ func TestStudentT(t *testing.T) {
 // b = [12, 13, 14, 15, 16]: se = 0.95743, t = 2.6112, df = 6.9808,
 // p = 0.034939, t(0.975, 6.98) = 2.3654.
 func TestWelch(t *testing.T) {
-	diff, lo, hi, conf, ok := welch([]float64{10, 11, 12, 13}, []float64{12, 13, 14, 15, 16})
-	if !ok || math.Abs(diff-2.5) > 1e-9 || math.Abs(conf-(1-0.034939)) > 1e-4 {
-		t.Errorf("got diff %v conf %v, want 2.5 and %.6f", diff, conf, 1-0.034939)
+	s, ok := welch([]float64{10, 11, 12, 13}, []float64{12, 13, 14, 15, 16})
+	if conf := s.confidence(s.diff); !ok || math.Abs(s.diff-2.5) > 1e-9 || math.Abs(conf-(1-0.034939)) > 1e-4 {
+		t.Errorf("got diff %v conf %v, want 2.5 and %.6f", s.diff, conf, 1-0.034939)
 	}
-	if math.Abs(lo-(2.5-2.3654*0.95743)) > 2e-3 || math.Abs(hi-(2.5+2.3654*0.95743)) > 2e-3 {
+	if lo, hi := s.interval(s.diff); math.Abs(lo-(2.5-2.3654*0.95743)) > 2e-3 || math.Abs(hi-(2.5+2.3654*0.95743)) > 2e-3 {
 		t.Errorf("interval [%v, %v], want [0.235, 4.765]", lo, hi)
 	}
-	if _, _, _, _, ok := welch([]float64{1}, []float64{1, 2}); ok {
+	if _, ok := welch([]float64{1}, []float64{1, 2}); ok {
 		t.Error("one value on a side gave an interval")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/benchtest"
+	"github.com/sglaunch/sglaunch/loadgen"
 )
 
 func metricOf(c bench.Comparison, name string) bench.MetricDelta {
@@ -53,4 +54,82 @@ func TestCompareVerdicts(t *testing.T) {
 		t.Errorf("gate message: %s", msg)
 	}
 
+}
+
+// TestCompareIntervals: each metric's interval comes from its own round
+// values and holds its own delta; with 2 rounds a side it is marked too few
+// to judge (no verdict of noise or speed, and the gate falls back to the
+// point difference), with 5 its verdict follows the interval.
+func TestCompareIntervals(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		a, b              []float64 // output throughput per round
+		verdict           string
+		judged, gateFails bool
+	}{
+		{"2 rounds, slower", []float64{1000, 1010}, []float64{900, 905}, bench.VerdictTooFew, false, true},
+		{"2 rounds, same", []float64{1000, 1010}, []float64{1002, 1008}, bench.VerdictTooFew, false, false},
+		{"5 rounds, slower", []float64{1000, 1010, 990, 1005, 995}, []float64{900, 905, 895, 902, 898}, bench.VerdictSlower, true, true},
+		{"5 rounds, same", []float64{1000, 1010, 990, 1005, 995}, []float64{1001, 1008, 992, 1004, 996}, bench.VerdictNoise, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ttft := make([]float64, len(tt.a))
+			for i := range ttft {
+				ttft[i] = 100 + float64(i)
+			}
+			c := bench.Compare(benchtest.RoundsRecord("aaaa", benchtest.RoundsLevel(tt.a, ttft)), benchtest.RoundsRecord("bbbb", benchtest.RoundsLevel(tt.b, ttft)))
+			m := metricOf(c, "output_throughput")
+			if m.Verdict != tt.verdict || m.IntervalPct == nil {
+				t.Fatalf("got verdict %q interval %v, want %q with an interval", m.Verdict, m.IntervalPct, tt.verdict)
+			}
+			if m.DeltaPct < m.IntervalPct[0] || m.DeltaPct > m.IntervalPct[1] {
+				t.Errorf("delta %+.1f%% lies outside its own interval %v", m.DeltaPct, *m.IntervalPct)
+			}
+			if judged := m.Confidence > 0; judged != tt.judged {
+				t.Errorf("confidence %v: judged %v, want %v", m.Confidence, judged, tt.judged)
+			}
+			if fails := len(c.Slower(5)) > 0; fails != tt.gateFails {
+				t.Errorf("gate at 5%%: fails %v, want %v (%s)", fails, tt.gateFails, bench.SlowerText(c.Slower(5), 5))
+			}
+		})
+	}
+}
+
+// TestCompareP99WithinNoiseOutsideItsInterval pins issue 24's compare
+// defect: rounds of one request each have the same median and p99, so the
+// median and p99 rows were given one interval, from the rounds' means,
+// while the p99 delta came from the pooled p99; a p99 delta of +26 %
+// lying outside [-10 %, +23 %] was labelled within noise. Each metric's
+// interval now holds its own delta, and the verdict follows it.
+func TestCompareP99WithinNoiseOutsideItsInterval(t *testing.T) {
+	level := func(ttft []float64, median, p99 float64) bench.LevelRecord {
+		l := bench.LevelRecord{LevelResult: loadgen.LevelResult{Level: loadgen.Level{Concurrency: 1},
+			Metrics: loadgen.Metrics{Completed: len(ttft), TTFT: loadgen.Dist{Median: median, P99: p99}}}}
+		for _, v := range ttft {
+			l.Rounds = append(l.Rounds, bench.RoundRecord{Metrics: loadgen.Metrics{Completed: 1, TTFT: loadgen.Dist{Median: v, P99: v}}})
+		}
+		return l
+	}
+	a := benchtest.RoundsRecord("aaaa", level([]float64{100, 102, 98, 101, 99}, 100, 101.96))
+	b := benchtest.RoundsRecord("bbbb", level([]float64{101, 99, 103, 100, 130}, 101, 128.92))
+	c := bench.Compare(a, b)
+	med, p99 := metricOf(c, "median_ttft_ms"), metricOf(c, "p99_ttft_ms")
+	if med.IntervalPct == nil || p99.IntervalPct == nil {
+		t.Fatalf("no interval: median %+v, p99 %+v", med, p99)
+	}
+	if *med.IntervalPct == *p99.IntervalPct {
+		t.Errorf("median and p99 share one interval %v", *med.IntervalPct)
+	}
+	for _, m := range []bench.MetricDelta{med, p99} {
+		if m.DeltaPct < m.IntervalPct[0] || m.DeltaPct > m.IntervalPct[1] {
+			t.Errorf("%s: delta %+.1f%% lies outside its own interval %v", m.Metric, m.DeltaPct, *m.IntervalPct)
+		}
+		holdsZero := m.IntervalPct[0] <= 0 && m.IntervalPct[1] >= 0
+		if (m.Verdict == bench.VerdictNoise) != holdsZero {
+			t.Errorf("%s: verdict %q for interval %v", m.Metric, m.Verdict, *m.IntervalPct)
+		}
+	}
+	if med.Verdict != bench.VerdictNoise || p99.Verdict != bench.VerdictSlower {
+		t.Errorf("verdicts: median %q, p99 %q; want within noise and slower", med.Verdict, p99.Verdict)
+	}
 }

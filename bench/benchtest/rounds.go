@@ -24,7 +24,7 @@ func RoundsLevel(tput, ttft []float64) bench.LevelRecord {
 // RoundsRecord is a record of one workload, sweep, that ran the level l.
 func RoundsRecord(id string, l bench.LevelRecord) *bench.Record {
 	r := bench.NewRecord(time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC))
-	r.ID = id
+	r.ID, r.Status, r.URL = id, bench.StatusOK, "http://127.0.0.1:30000"
 	r.Results = []bench.WorkloadResult{{Workload: workload.Workload{Name: "sweep", Rounds: len(l.Rounds)}, Status: bench.StatusOK, Levels: []bench.LevelRecord{l}}}
 	return r
 }

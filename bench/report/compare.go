@@ -82,7 +82,7 @@ func WriteComparison(w io.Writer, c bench.Comparison, all bool) error {
 		return err
 	}
 	if judged {
-		fmt.Fprintln(w, "\nintervals and verdicts come from the rounds of each level (Welch's t-test, 95 %); a level of one round has none")
+		fmt.Fprintln(w, "\neach metric's interval comes from its own values in each round of the level (Welch's t-test, 95 %), centred on its delta;\nthe verdict follows it; with fewer than 3 rounds on a side there is too little to judge, and with one round no interval")
 	}
 	return nil
 }
