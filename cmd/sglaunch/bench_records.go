@@ -67,7 +67,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 			Usage:     "compare record B with record A: metric deltas in %, whether each is beyond the noise of the rounds, and which flags and env differ",
 			ArgsUsage: "A B",
 			Flags: []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
-				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, for a level of one round, at all)", DefaultText: "off"}},
+				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, with fewer than 3 rounds a side, at all)", DefaultText: "off"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return inputerr.Errorf("bench compare: want two record IDs (A B), got %d arguments", c.NArg())
