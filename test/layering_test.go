@@ -51,20 +51,21 @@ func TestLayering(t *testing.T) {
 		{"internal/logfile", []string{"plan", "launcher"}},
 		{"status", []string{"launcher", "supervise", "bench", "internal/childproc", "internal/hostprobe"}},
 	}
-	for _, r := range rules {
-		d, ok := deps[r.pkg]
+	// check reports each forbidden package that pkg reaches in graph.
+	check := func(graph map[string][]string, pkg string, forbidden []string, verb string) {
+		d, ok := graph[pkg]
 		if !ok {
-			t.Errorf("package %s not found", r.pkg)
-			continue
+			t.Errorf("package %s not found", pkg)
+			return
 		}
-		for _, f := range r.forbidden {
-			want := mod + f
-			for _, dep := range d {
-				if dep == want {
-					t.Errorf("%s depends on %s, which its doc.go rules out", r.pkg, f)
-				}
+		for _, f := range forbidden {
+			if slices.Contains(d, mod+f) {
+				t.Errorf("%s %s %s, which its doc.go rules out", pkg, verb, f)
 			}
 		}
+	}
+	for _, r := range rules {
+		check(deps, r.pkg, r.forbidden, "depends on")
 	}
 	// Rules on a package's own imports, where what it depends on through
 	// another package cannot be ruled out: bench/report reads records
@@ -76,16 +77,7 @@ func TestLayering(t *testing.T) {
 		{"bench/report", []string{"launcher", "supervise", "health", "internal/childproc", "internal/hostprobe", "internal/sglangapi", "internal/proc"}},
 	}
 	for _, r := range direct {
-		d, ok := imports[r.pkg]
-		if !ok {
-			t.Errorf("package %s not found", r.pkg)
-			continue
-		}
-		for _, f := range r.forbidden {
-			if slices.Contains(d, mod+f) {
-				t.Errorf("%s imports %s, which its doc.go rules out", r.pkg, f)
-			}
-		}
+		check(imports, r.pkg, r.forbidden, "imports")
 	}
 	// bench/benchtest builds records for tests only.
 	for pkg, d := range deps {
