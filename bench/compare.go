@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"fmt"
-	"io"
 	"math"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
@@ -51,11 +48,13 @@ type MetricDelta struct {
 	// RoundsA and RoundsB are how many rounds each side's level ran.
 	RoundsA int `json:"rounds_a,omitempty"`
 	RoundsB int `json:"rounds_b,omitempty"`
-	// With two rounds or more on each side: a 95 % interval of the
-	// difference of the rounds' means, in percent of A's mean (Welch's
-	// t), the confidence that the means differ (1 - p), and the verdict:
-	// faster or slower (B against A, by the metric's better direction)
-	// when the interval excludes 0, else within noise.
+	// The metric's own 95 % interval of B - A, in percent of A, centred on
+	// its delta with the noise of its own values in each round (Welch's t;
+	// absent with fewer than two rounds on a side), the confidence that B
+	// and A differ (1 - p), and the verdict that follows the interval:
+	// faster or slower (by the metric's better direction) when it excludes
+	// 0, within noise when it holds 0, too few rounds to judge with fewer
+	// than 3 rounds on either side (see judge).
 	IntervalPct *[2]float64 `json:"interval_pct,omitempty"`
 	Confidence  float64     `json:"confidence,omitempty"`
 	Verdict     string      `json:"verdict,omitempty"`
@@ -167,91 +166,3 @@ func delta(workload, level, metric string, a, b float64) MetricDelta {
 
 // KeyMetrics are the metrics a text comparison shows unless asked for all.
 var KeyMetrics = []string{"completed", "failed", "request_throughput", "output_throughput", "median_ttft_ms", "p99_ttft_ms", "median_itl_ms", "p99_itl_ms", "median_tpot_ms", "median_e2e_latency_ms", "decode_tok_s", "accept_length"}
-
-// WriteComparison prints a comparison for people; all shows every metric.
-func WriteComparison(w io.Writer, c Comparison, all bool) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, x := range []struct {
-		tag string
-		r   *Record
-	}{{"A", c.A}, {"B", c.B}} {
-		prof := x.r.Profile
-		if prof == "" {
-			prof = "(" + x.r.URL + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tfingerprint %s\t%s\n", x.tag, x.r.ID, x.r.Started.In(displayZone).Format("2006-01-02 15:04"), prof, orDash(short(x.r.Fingerprint)), x.r.Status)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	switch {
-	case c.PlanNote != "":
-		fmt.Fprintf(w, "plan: %s\n", c.PlanNote)
-	case c.SamePlan:
-		fmt.Fprintln(w, "plan: same perf-relevant settings (fingerprints match)")
-	default:
-		fmt.Fprintln(w, "plan: perf-relevant settings differ")
-	}
-	if len(c.Differences) > 0 {
-		t := &table{indent: "  ", left: 3}
-		t.add("", "A", "B")
-		for _, d := range c.Differences {
-			name := d.Name
-			switch d.Kind {
-			case "env":
-				name = "env " + name
-			case "context":
-				name = "(" + name + ")"
-			}
-			if d.PerfNeutral {
-				name += " (perf-neutral)"
-			}
-			t.add(name, side(d.A, d.InA, d.Kind), side(d.B, d.InB, d.Kind))
-		}
-		if err := t.write(w); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	if len(c.Metrics) == 0 {
-		fmt.Fprintln(w, "no workload and level ran in both records")
-		return nil
-	}
-	judged := slices.ContainsFunc(c.Metrics, func(m MetricDelta) bool { return m.IntervalPct != nil })
-	t := &table{left: 3}
-	head := []string{"workload", "level", "metric", "A", "B", "delta"}
-	if judged {
-		head = append(head, "95% interval", "verdict")
-	}
-	t.add(head...)
-	for _, m := range c.Metrics {
-		if !all && !slices.Contains(KeyMetrics, m.Metric) {
-			continue
-		}
-		d := "n/a"
-		if m.HasDelta {
-			d = fmt.Sprintf("%+.1f%%", m.DeltaPct)
-		}
-		row := []string{m.Workload, m.Level, m.Metric, formatValue(m.A), formatValue(m.B), d}
-		if judged {
-			row = append(row, intervalText(m), verdictText(m))
-		}
-		t.add(row...)
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	if judged {
-		fmt.Fprintln(w, "\nintervals and verdicts come from the rounds of each level (Welch's t-test, 95 %); a level of one round has none")
-	}
-	return nil
-}
-
-func side(v string, present bool, kind string) string {
-	if !present {
-		return "(unset)"
-	}
-	if v == "" && kind == "flag" {
-		return "(on)"
-	}
-	return v
-}

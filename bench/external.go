@@ -9,82 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/leftovers"
 	"github.com/sglaunch/sglaunch/internal/redact"
 )
-
-// TemplateData is what a command template sees: {{.URL}}, {{.Python}}, ...
-type TemplateData struct {
-	URL  string // the server's base URL, http://HOST:PORT
-	Host string
-	Port int
-	// Model is the served model's name as /v1/models lists it.
-	Model string
-	// Python is the plan's interpreter (python3 without a plan).
-	Python      string
-	Profile     string
-	Fingerprint string
-	Workload    string
-	// ResultFile is a path the command may write results to (JSON or
-	// JSON lines); its content goes into the record.
-	ResultFile string
-	// Dir is a scratch directory for the command, removed afterwards.
-	Dir string
-}
-
-func sampleData() TemplateData {
-	return TemplateData{URL: "http://127.0.0.1:30000", Host: "127.0.0.1", Port: 30000, Model: "model", Python: "python3",
-		Profile: "profile", Fingerprint: "0123456789ab", Workload: "workload", ResultFile: "/tmp/result.json", Dir: "/tmp"}
-}
-
-// templateFields lists the fields a template may use, as {{.Name}}.
-func templateFields() []string {
-	t := reflect.TypeFor[TemplateData]()
-	out := make([]string, t.NumField())
-	for i := range out {
-		out[i] = "{{." + t.Field(i).Name + "}}"
-	}
-	return out
-}
-
-// expand runs one command template.
-func expand(text string, data TemplateData) (string, error) {
-	t, err := template.New("command").Option("missingkey=error").Parse(text)
-	if err != nil {
-		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
-		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
-	}
-	return b.String(), nil
-}
-
-// CommandLine is an external workload's command as written.
-func CommandLine(w Workload) string {
-	if w.Shell {
-		return w.Command[0]
-	}
-	return quoteArgs(w.Command)
-}
-
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?;&|<>(){}") {
-			a = strconv.Quote(a)
-		}
-		q[i] = a
-	}
-	return strings.Join(q, " ")
-}
 
 // ExternalResult is what an external workload left behind.
 type ExternalResult struct {
@@ -117,7 +49,7 @@ const (
 //
 // The scratch directory's name carries the launch id, so that a later
 // sglaunch removes it if this one is killed before it could.
-func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
+func runExternal(ctx context.Context, w workload.Workload, data workload.TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
 	scratch := leftovers.ScratchPrefix
 	if launchID != "" {
 		scratch += launchID + "-"
@@ -130,7 +62,7 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 	data.Dir, data.ResultFile, data.Workload = dir, filepath.Join(dir, "result.json"), w.Name
 	var argv []string
 	for _, t := range w.Command {
-		s, err := expand(t, data)
+		s, err := workload.Expand(t, data)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", w.Name, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/logfile"
@@ -48,7 +49,7 @@ type RunSpec struct {
 	Environ []string
 	// Profile names where the workloads came from, for a URL run.
 	Profile   string
-	Workloads []Workload
+	Workloads []workload.Workload
 	Store     *Store
 	// Probes remembers the interpreter probe preflight already ran.
 	Probes *hostprobe.Memo

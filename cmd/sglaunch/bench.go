@@ -16,6 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
@@ -66,7 +68,7 @@ type benchSetup struct {
 	settings  plan.Config
 	plan      *plan.Plan // nil with --url
 	url       string
-	workloads []bench.Workload
+	workloads []workload.Workload
 	store     *bench.Store
 	profile   string // with --url: the profile the workloads came from
 	// maxFailures is --max-failures.
@@ -109,15 +111,15 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 			return nil, err
 		}
 	}
-	fromProfile, err := bench.ProfileWorkloads(prof)
+	fromProfile, err := workload.ProfileWorkloads(prof)
 	if err != nil {
 		return nil, err
 	}
-	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
+	if b.workloads, err = workload.Select(c.StringSlice("workload"), fromProfile); err != nil {
 		return nil, err
 	}
 	// Datasets are read now: a bad file is an input error before a load.
-	if err := bench.Prepare(b.workloads); err != nil {
+	if err := workload.Prepare(b.workloads); err != nil {
 		return nil, err
 	}
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
@@ -257,7 +259,7 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 			return err
 		}
 	} else if len(rec.Results) > 0 {
-		if err := bench.WriteResults(e.stdout, rec); err != nil {
+		if err := report.WriteResults(e.stdout, rec); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
@@ -34,7 +35,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					}
 					return writeJSON(e.stdout, list)
 				}
-				return bench.WriteList(e.stdout, list)
+				return report.WriteList(e.stdout, list)
 			},
 		},
 		{
@@ -58,7 +59,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					_, err = e.stdout.Write(rec.JSON())
 					return err
 				}
-				return bench.WriteShow(e.stdout, rec)
+				return report.WriteShow(e.stdout, rec)
 			},
 		},
 		{
@@ -66,7 +67,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 			Usage:     "compare record B with record A: metric deltas in %, whether each is beyond the noise of the rounds, and which flags and env differ",
 			ArgsUsage: "A B",
 			Flags: []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
-				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, for a level of one round, at all)", DefaultText: "off"}},
+				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, with fewer than 3 rounds a side, at all)", DefaultText: "off"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return inputerr.Errorf("bench compare: want two record IDs (A B), got %d arguments", c.NArg())
@@ -87,7 +88,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				if c.Bool("json") {
 					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
 				} else {
-					err = bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
+					err = report.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}
 				if err != nil || !c.IsSet("fail-if-slower") {
 					return err

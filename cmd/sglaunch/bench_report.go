@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
@@ -25,13 +26,13 @@ func benchExportCommand(e *env) *cli.Command {
 			"workload. As bench_serving does, a closed loop's request rate is the bare word Infinity.",
 		ArgsUsage: "ID",
 		Flags: []cli.Flag{recordsDirFlag, outputFlag,
-			&cli.StringFlag{Name: "format", Value: "bench-serving", Usage: "output `FORMAT`: " + strings.Join(bench.ExportFormats, ", ")}},
+			&cli.StringFlag{Name: "format", Value: "bench-serving", Usage: "output `FORMAT`: " + strings.Join(report.ExportFormats, ", ")}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return inputerr.Errorf("bench export: want one record ID, got %d arguments", c.NArg())
 			}
-			if f := c.String("format"); !slices.Contains(bench.ExportFormats, f) {
-				return inputerr.Errorf("--format %q: want one of %s", f, strings.Join(bench.ExportFormats, ", "))
+			if f := c.String("format"); !slices.Contains(report.ExportFormats, f) {
+				return inputerr.Errorf("--format %q: want one of %s", f, strings.Join(report.ExportFormats, ", "))
 			}
 			store, err := e.recordStore(c)
 			if err != nil {
@@ -42,7 +43,7 @@ func benchExportCommand(e *env) *cli.Command {
 				return err
 			}
 			var b bytes.Buffer
-			if err := bench.WriteBenchServing(&b, rec); err != nil {
+			if err := report.WriteBenchServing(&b, rec); err != nil {
 				return err
 			}
 			return e.writeOutput(c.String("output"), b.Bytes())
@@ -78,7 +79,7 @@ func benchReportCommand(e *env) *cli.Command {
 				recs = append(recs, rec)
 			}
 			var b bytes.Buffer
-			if err := bench.WriteReport(&b, recs); err != nil {
+			if err := report.WriteReport(&b, recs); err != nil {
 				return err
 			}
 			return e.writeOutput(c.String("output"), b.Bytes())

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"fmt"
@@ -6,12 +6,11 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/sglaunch/sglaunch/loadgen"
+	"github.com/sglaunch/sglaunch/bench"
 )
 
 // displayZone is the time zone times are shown in; tests fix it.
@@ -19,7 +18,7 @@ var displayZone = time.Local
 
 // WriteResults prints a table per workload: one row per level, with
 // bench_serving's headline metrics.
-func WriteResults(w io.Writer, r *Record) error {
+func WriteResults(w io.Writer, r *bench.Record) error {
 	for i, res := range r.Results {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -29,7 +28,7 @@ func WriteResults(w io.Writer, r *Record) error {
 	return nil
 }
 
-func writeWorkload(w io.Writer, res WorkloadResult) {
+func writeWorkload(w io.Writer, res bench.WorkloadResult) {
 	wl := res.Workload
 	status := res.Status
 	if res.Error != "" {
@@ -45,10 +44,10 @@ func writeWorkload(w io.Writer, res WorkloadResult) {
 	}
 	// Columns only some runs have: the chunk gap when chunks carry several
 	// tokens (speculative decoding), goodput with an SLO.
-	gaps := slices.ContainsFunc(res.Levels, func(l LevelRecord) bool {
+	gaps := slices.ContainsFunc(res.Levels, func(l bench.LevelRecord) bool {
 		return l.Metrics.ChunkGap.Median > l.Metrics.ITL.Median*1.01
 	})
-	goodput := slices.ContainsFunc(res.Levels, func(l LevelRecord) bool { return l.Metrics.HasGoodput })
+	goodput := slices.ContainsFunc(res.Levels, func(l bench.LevelRecord) bool { return l.Metrics.HasGoodput })
 	t := &table{indent: "  "}
 	head := []string{"level", "ok", "failed", "req/s", "out tok/s", "TTFT ms med", "p99", "ITL ms med", "p99", "TPOT ms med", "E2E ms med", "decode tok/s", "accept"}
 	if gaps {
@@ -96,7 +95,7 @@ func optional(v float64, format string) string {
 // when it writes bench_serving's JSON.
 var externalHeadline = []string{"completed", "request_throughput", "output_throughput", "median_ttft_ms", "p99_ttft_ms", "median_itl_ms", "median_tpot_ms", "median_e2e_latency_ms", "accept_length"}
 
-func writeExternal(w io.Writer, x *ExternalResult) {
+func writeExternal(w io.Writer, x *bench.ExternalResult) {
 	fmt.Fprintf(w, "  exit status %d: %s\n", x.ExitCode, strings.Join(x.Command, " "))
 	var parts []string
 	for _, k := range externalHeadline {
@@ -130,42 +129,8 @@ func formatValue(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// Headline is a run's first result in one phrase: the decode rate of a
-// single-stream level, else the output throughput.
-func Headline(r *Record) string {
-	for _, res := range r.Results {
-		for _, l := range res.Levels {
-			if l.Metrics.DecodeRate > 0 {
-				return fmt.Sprintf("%s %s: %.1f tok/s decode", res.Workload.Name, l.Level, l.Metrics.DecodeRate)
-			}
-			return fmt.Sprintf("%s %s: %.1f tok/s out", res.Workload.Name, l.Level, l.Metrics.OutputThroughput)
-		}
-		if res.External != nil {
-			if v, ok := res.External.Metrics["output_throughput"]; ok {
-				return fmt.Sprintf("%s: %.1f tok/s out", res.Workload.Name, v)
-			}
-		}
-	}
-	return ""
-}
-
-// OutputThroughput is a run's first output throughput: the first level
-// of the first workload, or an external workload's output_throughput.
-func OutputThroughput(r *Record) (float64, bool) {
-	for _, res := range r.Results {
-		for _, l := range res.Levels {
-			return l.Metrics.OutputThroughput, true
-		}
-		if res.External != nil {
-			v, ok := res.External.Metrics["output_throughput"]
-			return v, ok
-		}
-	}
-	return 0, false
-}
-
 // WriteList prints records as a table, oldest first.
-func WriteList(w io.Writer, entries []Entry) error {
+func WriteList(w io.Writer, entries []bench.Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tFAILED\tPROFILE\tFINGERPRINT\tWORKLOADS\tHEADLINE")
 	for _, e := range entries {
@@ -202,12 +167,13 @@ func orDash(s string) string {
 }
 
 // WriteShow prints a record for people: what ran, where, and the results.
-func WriteShow(w io.Writer, r *Record) error {
+func WriteShow(w io.Writer, r *bench.Record) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "record\t%s  %s\n", r.ID, strings.ToUpper(r.Status))
 	fmt.Fprintf(tw, "started\t%s (took %s)\n", r.Started.In(displayZone).Format("2006-01-02 15:04:05 MST"), r.Duration().Round(time.Second))
 	if r.Error != "" {
-		fmt.Fprintf(tw, "error\t%s\n", firstLine(r.Error))
+		line, _, _ := strings.Cut(r.Error, "\n")
+		fmt.Fprintf(tw, "error\t%s\n", line)
 	}
 	if r.Plan != nil {
 		fmt.Fprintf(tw, "profile\t%s (%s), fingerprint %s\n", r.Profile, r.Plan.Source, short(r.Fingerprint))
@@ -281,36 +247,4 @@ func WriteShow(w io.Writer, r *Record) error {
 		fmt.Fprintln(w)
 	}
 	return WriteResults(w, r)
-}
-
-// levelMetric returns a level's metric by name, accept_length included.
-func levelMetric(l LevelRecord, name string) (float64, bool) {
-	if name == "accept_length" {
-		return l.AcceptLength, l.AcceptLength != 0
-	}
-	if name == "decode_tok_s" {
-		return l.Metrics.DecodeRate, l.Metrics.DecodeRate != 0
-	}
-	return l.Metrics.Get(name)
-}
-
-// metricOrder sorts metric names: the generator's order, then the rest
-// alphabetically.
-func metricOrder(names []string) []string {
-	known := loadgen.MetricNames()
-	known = append(known, "accept_length")
-	out := slices.Clone(names)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := slices.Index(known, out[i]), slices.Index(known, out[j])
-		switch {
-		case a >= 0 && b >= 0:
-			return a < b
-		case a >= 0:
-			return true
-		case b >= 0:
-			return false
-		}
-		return out[i] < out[j]
-	})
-	return out
 }

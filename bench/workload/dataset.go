@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"fmt"
@@ -144,14 +144,16 @@ func needed(w Workload) int {
 // already prepared are left as they are.
 func Prepare(ws []Workload) error {
 	for i := range ws {
-		if err := ws[i].prepare(); err != nil {
+		if err := ws[i].Prepare(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *Workload) prepare() error {
+// Prepare builds the workload's prompts when it has a dataset and they
+// are not built yet.
+func (w *Workload) Prepare() error {
 	if w.Dataset == nil || w.prompts != nil {
 		return nil
 	}

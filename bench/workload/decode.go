@@ -1,4 +1,4 @@
-package bench
+package workload
 
 import (
 	"errors"
@@ -382,7 +382,7 @@ func (d *decoder) checkTemplates(w Workload, m yamlnode.Entry, key string) error
 		if !w.Shell {
 			k = fmt.Sprintf("%s[%d]", key, i)
 		}
-		if _, err := expand(text, sampleData()); err != nil {
+		if _, err := Expand(text, sampleData()); err != nil {
 			return yamlnode.Errorf(d.Pos(items[min(i, len(items)-1)]), k, "%v; fields: %s", err, strings.Join(templateFields(), ", "))
 		}
 	}

@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/bench/benchtest"
 )
 
 // benchServingKeys are the keys of bench_serving's result dict, in its
@@ -21,7 +23,7 @@ var benchServingKeys = strings.Fields(`tag backend dataset_name request_rate max
 	concurrency accept_length max_output_tokens_per_s max_concurrent_requests`)
 
 func TestWriteBenchServing(t *testing.T) {
-	r := fixture("aaaa0001", 82.5, 410, baseArgv(), nil)
+	r := benchtest.Record("aaaa0001", 82.5, 410, benchtest.Argv(), nil)
 	var out bytes.Buffer
 	if err := WriteBenchServing(&out, r); err != nil {
 		t.Fatal(err)
@@ -34,7 +36,7 @@ func TestWriteBenchServing(t *testing.T) {
 		t.Errorf("a closed loop is not written as bench_serving writes it: %s", lines[0])
 	}
 	for i, line := range lines {
-		dec := json.NewDecoder(strings.NewReader(string(quoteNonFinite([]byte(line)))))
+		dec := json.NewDecoder(bytes.NewReader(pythonJSON(line)))
 		var keys []string
 		tok, _ := dec.Token()
 		for dec.More() && tok != nil {
@@ -50,8 +52,14 @@ func TestWriteBenchServing(t *testing.T) {
 		}
 	}
 	var first map[string]any
-	json.Unmarshal(quoteNonFinite([]byte(lines[0])), &first)
+	json.Unmarshal(pythonJSON(lines[0]), &first)
 	if first["completed"] != 5.0 || first["median_ttft_ms"] != 410.0 || first["accept_length"] != 2.85 || first["backend"] != "sglang" || first["tag"] != "sglaunch aaaa0001 decode-1 c=1" {
 		t.Errorf("values: %v", first)
 	}
+}
+
+// pythonJSON makes JSON of a line as Python's json writes it: the closed
+// loop's request rate is the bare word Infinity.
+func pythonJSON(line string) []byte {
+	return []byte(strings.ReplaceAll(line, ": Infinity", `: "Infinity"`))
 }

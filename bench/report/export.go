@@ -1,12 +1,15 @@
-package bench
+package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
@@ -22,7 +25,7 @@ var ExportFormats = []string{"bench-serving"}
 // max_concurrency; what a record does not hold (server_info, peak output
 // rate, peak concurrency) is null. The tag names the record, workload and
 // level.
-func WriteBenchServing(w io.Writer, r *Record) error {
+func WriteBenchServing(w io.Writer, r *bench.Record) error {
 	var b bytes.Buffer
 	for _, res := range r.Results {
 		for _, l := range res.Levels {
@@ -49,7 +52,11 @@ func (j *jsonLine) key(k string) {
 }
 
 func (j *jsonLine) raw(k, v string) { j.key(k); j.b.WriteString(v) }
-func (j *jsonLine) str(k, v string) { j.key(k); j.b.Write(appendString(nil, v)) }
+func (j *jsonLine) str(k, v string) {
+	j.key(k)
+	q, _ := json.Marshal(v)
+	j.b.Write(q)
+}
 func (j *jsonLine) int(k string, v int) {
 	j.key(k)
 	j.b.WriteString(strconv.Itoa(v))
@@ -70,7 +77,7 @@ func (j *jsonLine) num(k string, v float64) {
 	}
 }
 
-func benchServingLine(b *bytes.Buffer, r *Record, w Workload, l LevelRecord) {
+func benchServingLine(b *bytes.Buffer, r *bench.Record, w workload.Workload, l bench.LevelRecord) {
 	m := l.Metrics
 	j := &jsonLine{b: b, first: true}
 	b.WriteByte('{')
@@ -83,7 +90,7 @@ func benchServingLine(b *bytes.Buffer, r *Record, w Workload, l LevelRecord) {
 	dataset, ratio := "random", 1.0
 	if d := w.Dataset; d != nil {
 		dataset, ratio = d.Name, math.NaN()
-		if d.Name == DatasetJSONL {
+		if d.Name == workload.DatasetJSONL {
 			dataset = "custom" // bench_serving's name for a JSONL file
 		}
 		if d.RangeRatio != nil {

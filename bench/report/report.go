@@ -1,4 +1,4 @@
-package bench
+package report
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
@@ -21,7 +22,7 @@ import (
 // distributions at the highest level the records share, one colour per
 // record. A distribution comes from the record's --details file when it
 // has one, else from its percentiles.
-func WriteReport(w io.Writer, recs []*Record) error {
+func WriteReport(w io.Writer, recs []*bench.Record) error {
 	var b strings.Builder
 	b.WriteString(reportHead)
 	b.WriteString("<h1>sglaunch bench report</h1>\n")
@@ -65,7 +66,7 @@ func color(i int) string { return palette[i%len(palette)] }
 
 // workloadNames lists the generator workloads of the records, in order of
 // first appearance.
-func workloadNames(recs []*Record) []string {
+func workloadNames(recs []*bench.Record) []string {
 	var out []string
 	for _, r := range recs {
 		for _, res := range r.Results {
@@ -77,7 +78,7 @@ func workloadNames(recs []*Record) []string {
 	return out
 }
 
-func resultOf(r *Record, name string) *WorkloadResult {
+func resultOf(r *bench.Record, name string) *bench.WorkloadResult {
 	for i := range r.Results {
 		if r.Results[i].Workload.Name == name && len(r.Results[i].Levels) > 0 {
 			return &r.Results[i]
@@ -95,7 +96,7 @@ func xOf(l loadgen.Level) float64 {
 	return float64(l.Concurrency)
 }
 
-func writeWorkloadSection(b *strings.Builder, n int, name string, recs []*Record, dists []map[string]*levelValues) {
+func writeWorkloadSection(b *strings.Builder, n int, name string, recs []*bench.Record, dists []map[string]*levelValues) {
 	var summary string
 	open, closed := false, false
 	for _, r := range recs {
@@ -176,7 +177,7 @@ func sortPoints(p []point) { sort.SliceStable(p, func(i, j int) bool { return p[
 // distLevel picks, per record, the level whose distributions are drawn:
 // the highest level every record of the workload ran, else each one's
 // highest. label names it.
-func distLevel(recs []*Record, name string) (map[string]*LevelRecord, string) {
+func distLevel(recs []*bench.Record, name string) (map[string]*bench.LevelRecord, string) {
 	count := map[loadgen.Level]int{}
 	have := 0
 	for _, r := range recs {
@@ -194,7 +195,7 @@ func distLevel(recs []*Record, name string) (map[string]*LevelRecord, string) {
 		}
 	}
 	sort.Slice(shared, func(i, j int) bool { return xOf(shared[i]) < xOf(shared[j]) })
-	out := map[string]*LevelRecord{}
+	out := map[string]*bench.LevelRecord{}
 	for _, r := range recs {
 		res := resultOf(r, name)
 		if res == nil {
@@ -221,7 +222,7 @@ const maxDistPoints = 240
 
 // distPoints is a distribution as (ms, percentile) steps: every value's
 // rank from the details, thinned, or else the level's percentiles.
-func distPoints(kind string, l LevelRecord, v *levelValues) []point {
+func distPoints(kind string, l bench.LevelRecord, v *levelValues) []point {
 	var vals []float64
 	if v != nil {
 		vals = v.ttft
@@ -255,23 +256,27 @@ func distPoints(kind string, l LevelRecord, v *levelValues) []point {
 // levelValues are the TTFTs and per-token ITLs of one level's requests.
 type levelValues struct{ ttft, itl []float64 }
 
-// maxDetailValues bounds the values kept per level and kind.
-const maxDetailValues = 1 << 20
+// Bounds on what the report reads of a --details file: the values kept
+// per level and kind, and one line (a request's ITL list).
+const (
+	maxDetailValues = 1 << 20
+	maxDetailLine   = 16 << 20
+)
 
 // loadDetails reads a record's --details file, if it has one that can be
 // found beside it: its successful requests' timings by workload and level.
-func loadDetails(r *Record) map[string]*levelValues {
+func loadDetails(r *bench.Record) map[string]*levelValues {
 	out := map[string]*levelValues{}
-	if r.Details == "" || r.file == "" {
+	if r.Details == "" || r.File() == "" {
 		return out
 	}
-	f, err := os.Open(filepath.Join(filepath.Dir(r.file), filepath.Base(r.Details)))
+	f, err := os.Open(filepath.Join(filepath.Dir(r.File()), filepath.Base(r.Details)))
 	if err != nil {
 		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
+	sc.Buffer(make([]byte, 64<<10), maxDetailLine)
 	for sc.Scan() {
 		var line struct {
 			Workload string    `json:"workload"`
