@@ -1,6 +1,8 @@
 // Package childproc is the one way sglaunch runs a child process that is
 // not the server: the interpreter probes, `--help`, nvidia-smi, the site
-// hook probe and the external commands of command workloads.
+// hook probe, `systemctl show` (verify's unit lookup) and the external
+// commands of command workloads. Nothing else in sglaunch calls os/exec,
+// but package launcher for the server itself.
 //
 // Every child gets its own process group and, on Linux, a parent-death
 // signal (from an OS thread kept locked until the child is reaped, see
