@@ -11,8 +11,10 @@
 // is killed; the wait for pipes that something outside the group still
 // holds open is bounded by WaitDelay. A call therefore returns within
 // Timeout + Grace + WaitDelay, whatever the child and its descendants do.
-// Captured output is capped per stream; the excess is read and dropped, so
-// the child never blocks on a full pipe.
+// Captured output is capped per stream (stdout keeps its start, the
+// answer; stderr its end, through internal/tail, where a failure is
+// explained); the excess is read and dropped, so the child never blocks
+// on a full pipe.
 //
 // Run runs a short child to completion and returns its output. Start and
 // Wait are the same machinery for a child that runs long and streams its
