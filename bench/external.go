@@ -16,6 +16,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/leftovers"
 	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 // ExternalResult is what an external workload left behind.
@@ -72,10 +73,10 @@ func runExternal(ctx context.Context, w workload.Workload, data workload.Templat
 		argv = []string{"/bin/sh", "-c", argv[0]}
 	}
 	res := &ExternalResult{Command: redactCommand(argv), ExitCode: -1}
-	tail := &tailBuffer{keep: outputKeep}
-	var to io.Writer = tail
+	kept := &tail.Buffer{Max: outputKeep}
+	var to io.Writer = kept
 	if live != nil {
-		to = io.MultiWriter(live, tail)
+		to = io.MultiWriter(live, kept)
 	}
 	// The command gets the plan's secrets (OPENAI_API_KEY, HF_TOKEN) and
 	// may print them: its output is masked before it is shown or stored.
@@ -96,7 +97,7 @@ func runExternal(ctx context.Context, w workload.Workload, data workload.Templat
 	}
 	ran := cmd.Wait()
 	_ = out.Close()
-	res.Output, res.OutputDropped = tail.String(), tail.dropped
+	res.Output, res.OutputDropped = kept.String(), kept.Dropped()
 	res.ExitCode = ran.ExitCode
 	res.Result, res.Metrics = readResult(data.ResultFile)
 	res.Result = maskResult(res.Result, masker)
@@ -108,17 +109,13 @@ func runExternal(ctx context.Context, w workload.Workload, data workload.Templat
 	case ran.Err != nil && res.ExitCode == -1:
 		return res, fmt.Errorf("%s: %w", w.Name, ran.Err)
 	case res.ExitCode != 0:
-		return res, fmt.Errorf("%s: command exited with status %d%s", w.Name, res.ExitCode, lastLine(res.Output))
+		why := fmt.Sprintf("%s: command exited with status %d", w.Name, res.ExitCode)
+		if l := tail.Line([]byte(res.Output), 1); l != "" {
+			why += ": " + l
+		}
+		return res, errors.New(why)
 	}
 	return res, nil
-}
-
-func lastLine(out string) string {
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return ": " + l
-	}
-	return ""
 }
 
 // redactCommand masks secret option values, in an argv and inside a
@@ -265,21 +262,3 @@ func numbers(data []byte) map[string]float64 {
 	}
 	return out
 }
-
-// tailBuffer keeps the last keep bytes written to it.
-type tailBuffer struct {
-	keep    int
-	buf     []byte
-	dropped int64
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.keep; over > 0 {
-		t.dropped += int64(over)
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.buf) }

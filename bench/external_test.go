@@ -150,15 +150,6 @@ func TestRedactCommand(t *testing.T) {
 	}
 }
 
-func TestTailBuffer(t *testing.T) {
-	tb := &tailBuffer{keep: 4}
-	tb.Write([]byte("abc"))
-	tb.Write([]byte("defg"))
-	if tb.String() != "defg" || tb.dropped != 3 {
-		t.Errorf("got %q dropped %d, want defg and 3", tb.String(), tb.dropped)
-	}
-}
-
 // waitGone waits for the process whose pid a command wrote to pidFile to
 // be gone, and kills it and fails the test when it outlives commandBound.
 func waitGone(t *testing.T, pidFile, what string) {

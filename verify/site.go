@@ -5,10 +5,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 //go:embed siteprobe.py
@@ -51,21 +51,13 @@ func ProbeSite(ctx context.Context, python string, environ []string, dir string,
 		Env: environ, Dir: dir, Timeout: siteProbeTimeout,
 	})
 	if res.Err != nil {
-		return nil, fmt.Errorf("python start-up probe (%s): %w: %s", python, res.Err, strings.TrimSpace(lastLines(string(res.Stderr), 5)))
+		return nil, fmt.Errorf("python start-up probe (%s): %w: %s", python, res.Err, tail.Line(res.Stderr, 5))
 	}
 	var out struct {
 		Changes []SiteChange `json:"changes"`
 	}
 	if err := json.Unmarshal(res.Stdout, &out); err != nil {
-		return nil, fmt.Errorf("python start-up probe (%s): unreadable answer %q: %w", python, lastLines(string(res.Stdout), 3), err)
+		return nil, fmt.Errorf("python start-up probe (%s): unreadable answer %q: %w", python, tail.Line(res.Stdout, 3), err)
 	}
 	return out.Changes, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -7,15 +7,16 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -233,12 +234,22 @@ func CheckPort(l *Located) error {
 	return err
 }
 
+// systemctlTimeout bounds `systemctl show`, which answers at once unless
+// the system manager is stuck.
+const systemctlTimeout = 10 * time.Second
+
 func unitMainPID(ctx context.Context, unit string) (int, error) {
-	out, err := exec.CommandContext(ctx, "systemctl", "show", "-p", "MainPID", "--value", unit).Output()
-	if err != nil {
-		return 0, fmt.Errorf("systemctl show %s: %w", unit, err)
+	res := childproc.Run(ctx, childproc.Spec{
+		Argv:    []string{"systemctl", "show", "-p", "MainPID", "--value", unit},
+		Timeout: systemctlTimeout,
+	})
+	if res.Err != nil {
+		if t := tail.Line(res.Stderr, 2); t != "" {
+			return 0, fmt.Errorf("systemctl show %s: %w: %s", unit, res.Err, t)
+		}
+		return 0, fmt.Errorf("systemctl show %s: %w", unit, res.Err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
 	if err != nil || pid == 0 {
 		return 0, fmt.Errorf("unit %s has no main process (not running?): %w", unit, ErrGone)
 	}

@@ -49,7 +49,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "run workload `NAME` or the workloads of a YAML FILE (repeatable, in order)"},
 			&cli.StringFlag{Name: "url", Usage: "benchmark the server already running at `URL` instead of launching one"},
 			&cli.BoolFlag{Name: "keep-running", Usage: "leave the server running (supervised) after the run, until a signal stops it"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"dir"}, Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records); bench list, show and compare read it with the same flag"},
+			benchDirFlag, oldOutDirFlag,
 			&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "allow up to `N` failed requests (or N% of them) before the run fails; the record says partial either way"},
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
@@ -125,7 +125,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
 		return nil, err
 	}
-	dir := c.String("out")
+	dir := e.recordsDir(c)
 	if dir == "" {
 		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
 	}

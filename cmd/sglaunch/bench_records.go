@@ -9,17 +9,13 @@ import (
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
 
-// recordsDirFlag is where list, show and compare read records: --dir, or
-// --out as bench writes them.
-var recordsDirFlag = &cli.StringFlag{Name: "dir", Aliases: []string{"out"}, Usage: "records directory `DIR`, as bench --out wrote them (default $SGLAUNCH_STATE_DIR/records)"}
-
 // benchRecordCommands are bench list, show and compare.
 func benchRecordCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "list",
 			Usage: "list the benchmark records, oldest first",
-			Flags: []cli.Flag{recordsDirFlag, jsonFlag},
+			Flags: []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag},
 			Action: func(c *cli.Context) error {
 				store, err := e.recordStore(c)
 				if err != nil {
@@ -42,7 +38,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 			Name:      "show",
 			Usage:     "print one record: what ran, where, and its results",
 			ArgsUsage: "ID   (an ID, a unique prefix, latest, or a record file)",
-			Flags:     []cli.Flag{recordsDirFlag, jsonFlag},
+			Flags:     []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return inputerr.Errorf("bench show: want one record ID, got %d arguments; `sglaunch bench list` shows them", c.NArg())
@@ -66,7 +62,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 			Name:      "compare",
 			Usage:     "compare record B with record A: metric deltas in %, whether each is beyond the noise of the rounds, and which flags and env differ",
 			ArgsUsage: "A B",
-			Flags: []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
+			Flags: []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
 				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, with fewer than 3 rounds a side, at all)", DefaultText: "off"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
@@ -112,16 +108,10 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 	return nil
 }
 
-// recordStore opens --dir (--out) or the state directory's records;
-// `bench --out DIR list` reads DIR as `bench list --out DIR` does.
+// recordStore opens --dir or the state directory's records;
+// `bench --dir DIR list` reads DIR as `bench list --dir DIR` does.
 func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
-	dir := ""
-	for _, ctx := range c.Lineage() {
-		if ctx.Command != nil && ctx.IsSet("out") {
-			dir = ctx.String("out")
-			break
-		}
-	}
+	dir := e.recordsDir(c)
 	if dir == "" {
 		s, err := e.settings(c)
 		if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -10,11 +9,8 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/report"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
-
-var outputFlag = &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"}
 
 // benchExportCommand is bench export: a record in another tool's format.
 func benchExportCommand(e *env) *cli.Command {
@@ -46,7 +42,7 @@ func benchExportCommand(e *env) *cli.Command {
 			if err := report.WriteBenchServing(&b, rec); err != nil {
 				return err
 			}
-			return e.writeOutput(c.String("output"), b.Bytes())
+			return e.writeOut(c, b.Bytes())
 		},
 	}
 }
@@ -82,19 +78,7 @@ func benchReportCommand(e *env) *cli.Command {
 			if err := report.WriteReport(&b, recs); err != nil {
 				return err
 			}
-			return e.writeOutput(c.String("output"), b.Bytes())
+			return e.writeOut(c, b.Bytes())
 		},
 	}
-}
-
-// writeOutput writes data to path atomically, or to stdout without one.
-func (e *env) writeOutput(path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := e.stdout.Write(data)
-		return err
-	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

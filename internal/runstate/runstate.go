@@ -3,7 +3,6 @@ package runstate
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/health"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
@@ -129,14 +128,10 @@ func Write(dir string, s *State) error {
 	if s.LaunchID == "" || strings.ContainsAny(s.LaunchID, `/\.`) {
 		return fmt.Errorf("runtime state: bad launch id %q", s.LaunchID)
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	if err := statefile.Write(File(dir, s.LaunchID), s); err != nil {
 		return fmt.Errorf("runtime state: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("runtime state: %w", err)
-	}
-	return atomicfile.Write(File(dir, s.LaunchID), append(b, '\n'), 0o600)
+	return nil
 }
 
 // Remove deletes the state file of one launch.
@@ -187,37 +182,13 @@ func List(dir string) ([]*State, error) {
 }
 
 func read(path string) (*State, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var s State
-	dec := json.NewDecoder(&limited{f: f, left: maxStateBytes})
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("runtime state %s: %w", path, err)
+	if err := statefile.Read(path, maxStateBytes, &s); err != nil {
+		return nil, fmt.Errorf("runtime state: %w", err)
 	}
 	s.Path = path
 	s.Stale = !s.Sglaunch().Running()
 	return &s, nil
-}
-
-// limited reads at most left bytes of f.
-type limited struct {
-	f    *os.File
-	left int64
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, errors.New("state file too large")
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.f.Read(p)
-	l.left -= int64(n)
-	return n, err
 }
 
 // Group is where a multi-node launch's rank sits.
