@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
 func expected() Expected {
@@ -77,13 +79,13 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:  "a site hook overrides the environment",
-			o:     &Observation{ServerPID: 100, Procs: []Process{{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}}, Site: []SiteChange{{Name: "NCCL_ALGO", Before: "Ring", After: "Tree", File: "/venv/sitecustomize.py", Line: 3}}},
+			o:     &Observation{ServerPID: 100, Procs: []Process{{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}}, Site: []hostprobe.SiteChange{{Name: "NCCL_ALGO", Before: "Ring", After: "Tree", File: "/venv/sitecustomize.py", Line: 3}}},
 			drift: 1,
 			want:  "DIFFERENT NCCL_ALGO Ring->Tree @site hook /venv/sitecustomize.py:3",
 		},
 		{
 			name:  "nccl.conf fills an unset variable: extra; the environment wins over it: no drift",
-			o:     obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL"), NCCLConf: []ConfEntry{{Name: "NCCL_DEBUG", Value: "INFO", File: "/etc/nccl.conf"}}}),
+			o:     obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL"), NCCLConf: []hostprobe.ConfEntry{{Name: "NCCL_DEBUG", Value: "INFO", File: "/etc/nccl.conf"}}}),
 			drift: 1,
 			want:  "EXTRA NCCL_DEBUG ->INFO @nccl.conf /etc/nccl.conf",
 		},

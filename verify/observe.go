@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
@@ -32,7 +33,7 @@ type Process struct {
 	EnvUnreadable bool `json:"env_unreadable,omitempty"`
 	// NCCLConf lists what NCCL's config files would fill in for this
 	// process's environment.
-	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
+	NCCLConf []hostprobe.ConfEntry `json:"nccl_conf,omitempty"`
 }
 
 // MarshalJSON writes the process with secret values masked in its argv
@@ -54,7 +55,7 @@ type Observation struct {
 	ServerInfoAt  string         `json:"server_info_endpoint,omitempty"`
 	ServerInfoErr string         `json:"server_info_error,omitempty"`
 	Version       string         `json:"server_version,omitempty"`
-	Site          []SiteChange   `json:"site_changes"`
+	Site          []hostprobe.SiteChange   `json:"site_changes"`
 	SiteErr       string         `json:"site_probe_error,omitempty"`
 	Python        string         `json:"python,omitempty"`
 	// Interpreter is what the server process runs (/proc/PID/exe).
@@ -75,7 +76,7 @@ func (o *Observation) Server() (Process, bool) {
 // server's own --api-key when its command line tells it, else with
 // apiKey ("": none).
 func Observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
-	o := &Observation{ServerPID: pid, URL: url, Site: []SiteChange{}}
+	o := &Observation{ServerPID: pid, URL: url, Site: []hostprobe.SiteChange{}}
 	if pid > 0 {
 		if !proc.Alive(pid) {
 			return nil, fmt.Errorf("server pid %d: %w", pid, ErrGone)
@@ -133,7 +134,7 @@ func readProcess(pid int) Process {
 		return p
 	}
 	p.Env = proc.EnvMap(env)
-	if conf, err := NCCLConf(p.Env); err == nil {
+	if conf, err := hostprobe.NCCLConf(p.Env); err == nil {
 		p.NCCLConf = conf
 	}
 	return p
@@ -165,7 +166,7 @@ func (o *Observation) probeSite(ctx context.Context, managed []string) {
 	if len(managed) == 0 {
 		managed = plan.DefaultManaged
 	}
-	changes, err := ProbeSite(ctx, python, environ, cwd, managed)
+	changes, err := hostprobe.ProbeSite(ctx, python, environ, cwd, managed)
 	if err != nil {
 		o.SiteErr = err.Error()
 		return
