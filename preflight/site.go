@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // SiteHooks runs the plan's interpreter with the plan's environment, as

@@ -48,16 +48,16 @@ func (p Process) MarshalJSON() ([]byte, error) {
 
 // Observation is what verify saw of a live deployment.
 type Observation struct {
-	ServerPID     int            `json:"server_pid"`
-	Procs         []Process      `json:"processes"` // the server first, then its descendants
-	URL           string         `json:"url,omitempty"`
-	ServerInfo    map[string]any `json:"-"`
-	ServerInfoAt  string         `json:"server_info_endpoint,omitempty"`
-	ServerInfoErr string         `json:"server_info_error,omitempty"`
-	Version       string         `json:"server_version,omitempty"`
-	Site          []hostprobe.SiteChange   `json:"site_changes"`
-	SiteErr       string         `json:"site_probe_error,omitempty"`
-	Python        string         `json:"python,omitempty"`
+	ServerPID     int                    `json:"server_pid"`
+	Procs         []Process              `json:"processes"` // the server first, then its descendants
+	URL           string                 `json:"url,omitempty"`
+	ServerInfo    map[string]any         `json:"-"`
+	ServerInfoAt  string                 `json:"server_info_endpoint,omitempty"`
+	ServerInfoErr string                 `json:"server_info_error,omitempty"`
+	Version       string                 `json:"server_version,omitempty"`
+	Site          []hostprobe.SiteChange `json:"site_changes"`
+	SiteErr       string                 `json:"site_probe_error,omitempty"`
+	Python        string                 `json:"python,omitempty"`
 	// Interpreter is what the server process runs (/proc/PID/exe).
 	Interpreter *Interpreter `json:"interpreter,omitempty"`
 }
