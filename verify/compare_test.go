@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func expected() Expected {
@@ -37,10 +38,10 @@ func env(kv ...string) map[string]string {
 func rowsText(r *Report) string {
 	var out []string
 	for _, row := range r.Rows {
-		if row.Status == Match {
+		if row.Status == plan.Match {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s %s->%s @%s", row.Status, row.Setting, row.Expected, row.Observed, row.Where))
+		out = append(out, fmt.Sprintf("%s %s %s->%s @%s", row.Status, row.Setting, row.A, row.B, row.Where))
 	}
 	return strings.Join(out, "\n")
 }

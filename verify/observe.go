@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,10 +72,10 @@ func (o *Observation) Server() (Process, bool) {
 }
 
 // Observe reads the deployment whose server is pid (0: none, only url)
-// and whose HTTP address is url ("" when unknown). managed names the
-// variables the site probe watches. /server_info is asked with the
-// server's own --api-key when its command line tells it, else with
-// apiKey ("": none).
+// and whose HTTP address is url ("" when unknown): its processes, their
+// NCCL config files, what site initialisation does in its interpreter,
+// and /server_info, asked with apiKey ("": none; Read chooses it by the
+// one rule, apiKey). managed names the variables the site probe watches.
 func Observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
 	o := &Observation{ServerPID: pid, URL: url, Site: []hostprobe.SiteChange{}}
 	if pid > 0 {
@@ -92,27 +93,23 @@ func Observe(ctx context.Context, pid int, url string, managed []string, apiKey 
 		o.probeSite(ctx, managed)
 	}
 	if url != "" {
-		if srv, ok := o.Server(); ok {
-			if k := argvAPIKey(srv.Argv); k != "" {
-				apiKey = k
-			}
-		}
 		o.serverInfo(ctx, apiKey)
 	}
 	return o, nil
 }
 
-// argvAPIKey is the --api-key an SGLang command line (or a plan's argv)
-// gives, "" when none or when it is masked.
-func argvAPIKey(argv []string) string {
-	key := ""
-	if v := plan.FlagMap(plan.ArgvTail(argv), true)["--api-key"]; len(v) > 0 {
-		key = v[len(v)-1]
+// ObserveRank is a worker rank's observation of its own server (pid),
+// for rank 0's verify --group: its processes, site hooks and NCCL config
+// files (a worker serves no /server_info), as JSON.
+func ObserveRank(ctx context.Context, pid int, managed []string) ([]byte, error) {
+	if pid == 0 {
+		return nil, errors.New("its server is not running")
 	}
-	if key == redact.Mask {
-		return ""
+	o, err := Observe(ctx, pid, "", managed, "")
+	if err != nil {
+		return nil, err
 	}
-	return key
+	return json.Marshal(o)
 }
 
 func readProcess(pid int) Process {
