@@ -123,3 +123,21 @@ func TestCompareServerInfo(t *testing.T) {
 		t.Errorf("text report:\n%s", sb.String())
 	}
 }
+
+// TestExpectedOfDeployment: diff of two deployments takes the first's
+// server as the expected side and judges every process of the second.
+func TestExpectedOfDeployment(t *testing.T) {
+	a := obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL", "HOME=/root")})
+	exp := ExpectedOf(a, "deployment pid 100")
+	if exp.Env["NCCL_PROTO"] != "LL" || exp.Env["HOME"] != "" || len(exp.EnvOrder) != 2 {
+		t.Fatalf("expected side %+v: want the managed variables only", exp)
+	}
+	if rows := Compare(exp, a).Differences(); len(rows) != 0 {
+		t.Errorf("a deployment differs from itself: %+v", rows)
+	}
+	worker := Process{PID: 201, PPID: 200, Argv: []string{"sglang::scheduler_TP1"}, Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=Simple")}
+	b := obs(Process{PID: 200, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}, worker)
+	if got := rowsText(Compare(exp, b)); got != "DIFFERENT NCCL_PROTO LL->Simple @env of pid 201" {
+		t.Errorf("got rows:\n%s\nwant the worker's NCCL_PROTO", got)
+	}
+}
