@@ -141,3 +141,41 @@ func TestExpectedOfDeployment(t *testing.T) {
 		t.Errorf("got rows:\n%s\nwant the worker's NCCL_PROTO", got)
 	}
 }
+
+// TestWriteDiff: a diff against a deployment shows verify's columns
+// (status and where), one table per group; a diff of plans only the
+// values, "-" where a side lacks the setting.
+func TestWriteDiff(t *testing.T) {
+	rows := []plan.Row{
+		plan.Row{Group: plan.Perf, Kind: "env", Setting: "NCCL_PROTO", A: "LL", B: "Simple", Where: "env of pid 102"}.WithStatus(plan.Different),
+		plan.Row{Group: plan.Neutral, Kind: "flag", Setting: "--port", A: "30000", Where: "argv of pid 100"}.WithStatus(plan.Missing),
+	}
+	var b strings.Builder
+	if err := WriteDiff(&b, Heading{Label: "profile p", Fingerprint: "0123456789abcdef"}, Heading{Label: "deployment pid 100"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := `A: profile p (fingerprint 0123456789ab)
+B: deployment pid 100
+
+perf-relevant
+STATUS     SETTING     A   B       WHERE
+DIFFERENT  NCCL_PROTO  LL  Simple  env of pid 102
+
+perf-neutral
+STATUS   SETTING  A      B  WHERE
+MISSING  --port   30000  -  argv of pid 100
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	for i := range rows {
+		rows[i].Where = ""
+	}
+	b.Reset()
+	if err := WriteDiff(&b, Heading{Label: "a"}, Heading{Label: "b"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "SETTING     A   B\nNCCL_PROTO  LL  Simple\n") || strings.Contains(b.String(), "STATUS") {
+		t.Errorf("a diff of plans:\n%s", b.String())
+	}
+}

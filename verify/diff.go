@@ -52,12 +52,18 @@ func WriteDiff(w io.Writer, a, b Heading, rows []plan.Row) error {
 		return err
 	}
 	observed := slices.ContainsFunc(rows, func(r plan.Row) bool { return r.Where != "" })
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var tw *tabwriter.Writer
 	group := ""
-	for _, r := range rows {
-		if r.Group != group {
+	for i, r := range rows {
+		if i == 0 || r.Group != group {
+			if tw != nil {
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
 			group = r.Group
-			fmt.Fprintf(tw, "\n%s\t\t\n", group)
+			fmt.Fprintf(w, "\n%s\n", group)
+			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			if observed {
 				fmt.Fprintln(tw, "STATUS\tSETTING\tA\tB\tWHERE")
 			} else {
