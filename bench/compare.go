@@ -17,23 +17,13 @@ type Comparison struct {
 	SamePlan bool `json:"same_plan"`
 	// PlanNote says why the plans could not be compared.
 	PlanNote    string        `json:"plan_note,omitempty"`
-	Differences []Difference  `json:"differences"`
+	Differences []plan.Row    `json:"differences"`
 	Metrics     []MetricDelta `json:"metrics"`
 }
 
-// Difference is one setting or fact that differs between the runs.
-type Difference struct {
-	// Kind is flag, env or setting (the plan), or context (versions and
-	// host: not part of the plan, but they move numbers too).
-	Kind string `json:"kind"`
-	Name string `json:"name"`
-	A    string `json:"a"`
-	B    string `json:"b"`
-	InA  bool   `json:"in_a"`
-	InB  bool   `json:"in_b"`
-	// PerfNeutral marks flags that do not change speed (--host, --port, ...).
-	PerfNeutral bool `json:"perf_neutral,omitempty"`
-}
+// ContextGroup is the group of the rows that are not part of the plan
+// but move numbers too: versions and the host.
+const ContextGroup = "context"
 
 // MetricDelta is one metric of one level in both runs.
 type MetricDelta struct {
@@ -62,7 +52,7 @@ type MetricDelta struct {
 
 // Compare compares record b against record a.
 func Compare(a, b *Record) Comparison {
-	c := Comparison{A: a, B: b, Differences: []Difference{}, Metrics: []MetricDelta{}}
+	c := Comparison{A: a, B: b, Differences: []plan.Row{}, Metrics: []MetricDelta{}}
 	switch {
 	case a.Plan == nil && b.Plan == nil:
 		c.PlanNote = "neither plan is known (both runs benchmarked an already running server)"
@@ -81,20 +71,19 @@ func Compare(a, b *Record) Comparison {
 
 // planDifferences lists the settings on which two stored plans differ,
 // by plan.Diff: the rule verify, diff and serve's "benchmarked:" line use.
-func planDifferences(a, b plan.View) []Difference {
-	var out []Difference
+func planDifferences(a, b plan.View) []plan.Row {
+	var out []plan.Row
 	for _, r := range plan.Diff(plan.SideOfView(a, "A"), plan.SideOfView(b, "B")) {
-		kind := r.Kind
-		if kind == "python" || kind == "module" {
-			kind = "setting"
+		if r.Kind == "python" || r.Kind == "module" {
+			r.Kind = "setting"
 		}
-		out = append(out, Difference{Kind: kind, Name: r.Setting, A: r.A, B: r.B, InA: r.InA, InB: r.InB, PerfNeutral: r.Group == plan.Neutral})
+		out = append(out, r)
 	}
 	return out
 }
 
-func contextDifferences(a, b *Record) []Difference {
-	var out []Difference
+func contextDifferences(a, b *Record) []plan.Row {
+	var out []plan.Row
 	for _, f := range []struct{ name, a, b string }{
 		{"sglang version", a.SGLang, b.SGLang},
 		{"sglaunch version", a.Sglaunch, b.Sglaunch},
@@ -103,7 +92,14 @@ func contextDifferences(a, b *Record) []Difference {
 		{"url", a.URL, b.URL},
 	} {
 		if f.a != f.b {
-			out = append(out, Difference{Kind: "context", Name: f.name, A: f.a, B: f.b, InA: f.a != "", InB: f.b != ""})
+			r := plan.Row{Group: ContextGroup, Kind: "context", Setting: f.name, A: f.a, B: f.b, Status: plan.Different, InA: f.a != "", InB: f.b != ""}
+			switch {
+			case !r.InB:
+				r.Status = plan.Missing
+			case !r.InA:
+				r.Status = plan.Extra
+			}
+			out = append(out, r)
 		}
 	}
 	return out

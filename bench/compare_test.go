@@ -6,6 +6,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/benchtest"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func TestCompare(t *testing.T) {
@@ -15,21 +16,22 @@ func TestCompare(t *testing.T) {
 	if c.SamePlan {
 		t.Error("different fingerprints compared as the same plan")
 	}
-	diffs := map[string]bench.Difference{}
+	diffs := map[string]plan.Row{}
 	for _, d := range c.Differences {
-		diffs[d.Kind+" "+d.Name] = d
+		diffs[d.Kind+" "+d.Setting] = d
 	}
-	for _, want := range []bench.Difference{
-		{Kind: "flag", Name: "--cuda-graph-max-bs", A: "128", B: "256", InA: true, InB: true},
-		{Kind: "flag", Name: "--port", A: "30000", B: "31000", InA: true, InB: true, PerfNeutral: true},
-		{Kind: "flag", Name: "--enable-torch-compile", A: "", B: "", InA: false, InB: true},
-		{Kind: "env", Name: "NCCL_ALGO", A: "Ring", B: "Tree", InA: true, InB: true},
-		{Kind: "env", Name: "NCCL_PROTO", A: "LL", InA: true},
-		{Kind: "env", Name: "SGLANG_X", B: "1", InB: true},
+	const perf, neutral = plan.Perf, plan.Neutral
+	for _, want := range []plan.Row{
+		{Group: perf, Kind: "flag", Setting: "--cuda-graph-max-bs", Status: plan.Different, A: "128", B: "256", InA: true, InB: true},
+		{Group: neutral, Kind: "flag", Setting: "--port", Status: plan.Different, A: "30000", B: "31000", InA: true, InB: true},
+		{Group: perf, Kind: "flag", Setting: "--enable-torch-compile", Status: plan.Extra, A: "", B: "", InA: false, InB: true},
+		{Group: perf, Kind: "env", Setting: "NCCL_ALGO", Status: plan.Different, A: "Ring", B: "Tree", InA: true, InB: true},
+		{Group: perf, Kind: "env", Setting: "NCCL_PROTO", Status: plan.Missing, A: "LL", InA: true},
+		{Group: perf, Kind: "env", Setting: "SGLANG_X", Status: plan.Extra, B: "1", InB: true},
 	} {
-		got, ok := diffs[want.Kind+" "+want.Name]
+		got, ok := diffs[want.Kind+" "+want.Setting]
 		if !ok || got != want {
-			t.Errorf("difference %s %s: got %+v, want %+v", want.Kind, want.Name, got, want)
+			t.Errorf("difference %s %s: got %+v, want %+v", want.Kind, want.Setting, got, want)
 		}
 	}
 	if _, ok := diffs["flag --tp-size"]; ok {

@@ -34,7 +34,9 @@ func TestLayering(t *testing.T) {
 		{"group", []string{"launcher", "supervise", "internal/childproc", "verify", "health"}},
 		{"profiles", []string{"plan", "launcher"}},
 		{"catalog", []string{"plan", "launcher"}},
-		{"preflight", []string{"launcher", "supervise"}},
+		// preflight runs the site-hook probe through internal/hostprobe, as
+		// verify does: it judges a plan before the load, never a deployment.
+		{"preflight", []string{"launcher", "supervise", "verify"}},
 		{"verify", []string{"launcher", "supervise", "bench", "internal/leftovers"}},
 		{"internal/runstate", []string{"launcher", "supervise"}},
 		{"health", []string{"launcher", "supervise"}},

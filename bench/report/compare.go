@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // WriteComparison prints a comparison for people; all shows every metric.
@@ -36,14 +37,14 @@ func WriteComparison(w io.Writer, c bench.Comparison, all bool) error {
 		t := &table{indent: "  ", left: 3}
 		t.add("", "A", "B")
 		for _, d := range c.Differences {
-			name := d.Name
+			name := d.Setting
 			switch d.Kind {
 			case "env":
 				name = "env " + name
 			case "context":
 				name = "(" + name + ")"
 			}
-			if d.PerfNeutral {
+			if d.Group == plan.Neutral {
 				name += " (perf-neutral)"
 			}
 			t.add(name, side(d.A, d.InA, d.Kind), side(d.B, d.InB, d.Kind))

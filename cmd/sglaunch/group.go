@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -86,7 +84,9 @@ func (e *env) joinGroup(ctx context.Context, p *plan.Plan, pl *cluster.Placement
 		log.Info(fmt.Sprintf("rank 0 of %d on %s: waiting for every rank's report on %s (multinode.control_port)", pl.Nodes, pl.Node, cfg.Addr))
 		member = l
 	} else {
-		cfg.Observe = func(ctx context.Context) ([]byte, error) { return observeRank(ctx, p, int(srv.pid.Load())) }
+		cfg.Observe = func(ctx context.Context) ([]byte, error) {
+			return verify.ObserveRank(ctx, int(srv.pid.Load()), p.Managed)
+		}
 		log.Info(fmt.Sprintf("rank %d of %d on %s: reporting to rank 0 at %s", pl.Rank, pl.Nodes, pl.Node, cfg.Addr))
 		member = group.NewWorker(cfg)
 	}
@@ -129,40 +129,7 @@ func (e *env) groupReport(ctx context.Context, p *plan.Plan, pl *cluster.Placeme
 	return r
 }
 
-// observeRank is a worker's observation of its own server for verify
-// --group: its processes, site hooks and NCCL config files (a worker
-// serves no /server_info).
-func observeRank(ctx context.Context, p *plan.Plan, pid int) ([]byte, error) {
-	if pid == 0 {
-		return nil, errors.New("its server is not running")
-	}
-	o, err := verify.Observe(ctx, pid, "", p.Managed, "")
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(o)
-}
-
 // groupState is the runtime state's record of the rank.
 func groupState(p *plan.Plan, pl *cluster.Placement) *runstate.Group {
 	return &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
-}
-
-// workerObservations asks the sglaunch of rank 0, whose launch st runs
-// on this host, for every worker's observation of its own server. cmd
-// names the command in errors, what the launch.
-func workerObservations(ctx context.Context, cmd, what string, st *runstate.State) ([]group.Observed, error) {
-	switch {
-	case st == nil || st.Group == nil:
-		return nil, inputerr.Errorf("%s: %s is not a rank of a multi-node server; leave out --group", cmd, what)
-	case st.Group.Rank != 0:
-		return nil, inputerr.Errorf("%s: this host runs rank %d; run it on rank 0's host (its control channel is %s)", cmd, st.Group.Rank, st.Group.Control)
-	}
-	// The control channel answers observations to local clients only.
-	_, port, _ := net.SplitHostPort(st.Group.Control)
-	items, err := group.ObserveAll(ctx, net.JoinHostPort("127.0.0.1", port))
-	if err != nil {
-		return nil, inputerr.Wrap(fmt.Errorf("%s: %w", cmd, err))
-	}
-	return items, nil
 }
