@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/verify"
@@ -85,7 +85,7 @@ type operand struct {
 	obs   *verify.Observation
 	label string // a deployment's
 	// state is a deployment's sglaunch launch, when one runs it.
-	state *runstate.State
+	state *launch.State
 }
 
 // side reduces the operand for plan.Diff. Against a deployment, both are
