@@ -23,7 +23,8 @@
 // bench_serving's result format; WriteReport draws records as one HTML
 // page of SVG charts.
 //
-// What it must not do: start, supervise or stop the server (package
-// launcher does, the command wires them), or import sglang: the SGLang
-// version is asked from the interpreter's package metadata.
+// What it must not do: start, supervise or stop the server itself
+// (package launch starts it and hands Run a starter; bench imports
+// neither launch nor launcher), or import sglang: the SGLang version is
+// asked from the interpreter's package metadata.
 package bench
