@@ -61,13 +61,6 @@ func (l *Launch) Started(pid int) { l.Update(func(s *State) { s.SetServer(pid) }
 // Ready records the load's timing once the server is ready.
 func (l *Launch) Ready(load health.Load) { l.Update(func(s *State) { s.Load = load }) }
 
-// Snapshot is a copy of the state as last written.
-func (l *Launch) Snapshot() State {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.state
-}
-
 // End removes the state file, if one was written.
 func (l *Launch) End() {
 	l.mu.Lock()

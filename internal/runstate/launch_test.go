@@ -39,7 +39,7 @@ func TestLaunchWritesEveryChange(t *testing.T) {
 			t.Errorf("%s: not on disk after the change: %+v", st.name, got)
 		}
 	}
-	if l.Snapshot().StatusURL != "http://127.0.0.1:2" {
+	if read().StatusURL != "http://127.0.0.1:2" {
 		t.Error("a later change lost an earlier one")
 	}
 	l.End()
