@@ -18,14 +18,20 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// Server is a server the bench life cycle launched (package launch
-// starts it and hands it over); Stop says how it ended.
-type Server interface {
+// Running is a started server as the bench life cycle watches it: the
+// supervise session satisfies it.
+type Running interface {
 	Ready() health.Load
 	ServerPID() int
 	Done() <-chan struct{}
 	Err() error
 	Supervise(ctx context.Context) error
+}
+
+// Server is a server the bench life cycle launched (package launch
+// starts it and hands it over); Stop says how it ended.
+type Server interface {
+	Running
 	Stop(ctx context.Context) (fmt.Stringer, error)
 }
 

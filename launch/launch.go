@@ -7,7 +7,6 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/group"
-	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
@@ -22,11 +21,7 @@ func Run(ctx context.Context, s Spec) error {
 
 // session is a started server: *supervise.Session.
 type session interface {
-	Ready() health.Load
-	ServerPID() int
-	Done() <-chan struct{}
-	Err() error
-	Supervise(ctx context.Context) error
+	bench.Running
 	Stop(ctx context.Context) (launcher.ExitStatus, error)
 }
 

@@ -15,16 +15,7 @@ import (
 // the packages that need only the plan never reach the process code, the
 // process code knows nothing of readiness or systemd, and so on.
 func TestLayering(t *testing.T) {
-	const mod = "github.com/sglaunch/sglaunch/"
-	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "../...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	deps := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		deps[strings.TrimPrefix(f[0], mod)] = f[1:]
-	}
+	deps := goList(t, "Deps", "../...")
 	rules := []struct {
 		pkg       string
 		forbidden []string
@@ -56,26 +47,12 @@ func TestLayering(t *testing.T) {
 			continue
 		}
 		for _, dep := range d {
-			if dep == mod+"launch" {
+			if dep == "launch" {
 				t.Errorf("%s depends on launch, which only cmd/sglaunch may call", pkg)
 			}
 		}
 	}
-	for _, r := range rules {
-		d, ok := deps[r.pkg]
-		if !ok {
-			t.Errorf("package %s not found", r.pkg)
-			continue
-		}
-		for _, f := range r.forbidden {
-			want := mod + f
-			for _, dep := range d {
-				if dep == want {
-					t.Errorf("%s depends on %s, which its doc.go rules out", r.pkg, f)
-				}
-			}
-		}
-	}
+	checkRules(t, deps, rules, "depends on")
 }
 
 // TestLayeringDirectImports holds the rules on what a package imports
@@ -84,32 +61,56 @@ func TestLayering(t *testing.T) {
 // launch asks supervise and launcher to run processes and parses no
 // flags.
 func TestLayeringDirectImports(t *testing.T) {
-	const mod = "github.com/sglaunch/sglaunch/"
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "../cmd/sglaunch", "../launch").Output()
+	imports := goList(t, "Imports", "../cmd/sglaunch", "../launch")
+	rules := []layerRule{
+		{"cmd/sglaunch", []string{"launcher", "health", "supervise", "internal/runstate", "internal/proc", "internal/childproc"}},
+		{"launch", []string{"github.com/urfave/cli/v2", "internal/proc", "internal/childproc"}},
+	}
+	checkRules(t, imports, rules, "imports")
+}
+
+// module is the prefix goList trims from the module's packages.
+const module = "github.com/sglaunch/sglaunch/"
+
+// layerRule is a package and what it must not reach.
+type layerRule = struct {
+	pkg       string
+	forbidden []string
+}
+
+// goList maps each package of patterns to its list field (Deps or
+// Imports), the module's prefix trimmed from every path.
+func goList(t *testing.T, field string, patterns ...string) map[string][]string {
+	t.Helper()
+	format := "{{.ImportPath}}{{range ." + field + "}} {{.}}{{end}}"
+	out, err := exec.Command("go", append([]string{"list", "-f", format}, patterns...)...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	imports := map[string][]string{}
+	m := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
-		imports[strings.TrimPrefix(f[0], mod)] = f[1:]
+		for i := range f {
+			f[i] = strings.TrimPrefix(f[i], module)
+		}
+		m[f[0]] = f[1:]
 	}
-	rules := []struct {
-		pkg       string
-		forbidden []string
-	}{
-		{"cmd/sglaunch", []string{mod + "launcher", mod + "health", mod + "supervise", mod + "internal/runstate", mod + "internal/proc", mod + "internal/childproc"}},
-		{"launch", []string{"github.com/urfave/cli/v2", mod + "internal/proc", mod + "internal/childproc"}},
-	}
+	return m
+}
+
+// checkRules fails the test for every forbidden package a rule's
+// package reaches through edges.
+func checkRules(t *testing.T, edges map[string][]string, rules []layerRule, verb string) {
+	t.Helper()
 	for _, r := range rules {
-		got, ok := imports[r.pkg]
+		got, ok := edges[r.pkg]
 		if !ok {
 			t.Errorf("package %s not found", r.pkg)
 			continue
 		}
 		for _, f := range r.forbidden {
 			if slices.Contains(got, f) {
-				t.Errorf("%s imports %s, which its doc.go rules out", r.pkg, strings.TrimPrefix(f, mod))
+				t.Errorf("%s %s %s, which its doc.go rules out", r.pkg, verb, f)
 			}
 		}
 	}
