@@ -60,40 +60,42 @@ type launch struct {
 	pid atomic.Int64
 }
 
+// run is Run with its steps given; each step that fails returns at
+// once, and the deferred calls undo what the steps before it set up.
 func run(ctx context.Context, s Spec, st steps) error {
 	l := &launch{spec: s, steps: st}
 	p := s.Plan
-	st.sweep(l)
+	st.sweep(l) // 1
 	var benchmarked *bench.Benchmarked
 	if p != nil {
-		if err := st.preflight(ctx, l); err != nil {
+		if err := st.preflight(ctx, l); err != nil { // 2
 			return err
 		}
 		if s.Records != nil {
-			benchmarked = st.benchmarked(ctx, l)
+			benchmarked = st.benchmarked(ctx, l) // 3
 		}
 	}
-	l.begin()
+	l.begin() // 4
 	defer l.state.End()
 	if p != nil && s.StatusEndpoint {
-		if err := l.listen(ctx, benchmarked); err != nil {
+		if err := l.listen(ctx, benchmarked); err != nil { // 5
 			return err
 		}
 		defer l.endpoint.close()
 	}
 	if s.Placement != nil {
-		if err := l.join(ctx); err != nil {
+		if err := l.join(ctx); err != nil { // 6
 			return err
 		}
 		defer l.member.Close()
 	}
 	if s.Workloads != nil {
-		return benchEnd(l.workloads(ctx))
+		return benchEnd(l.workloads(ctx)) // 7, 8 and 9 for bench
 	}
 	if p == nil {
 		return errors.New("launch: no plan and no workloads")
 	}
-	err := l.serve(ctx)
+	err := l.serve(ctx) // 7, 8 and 9
 	if s.Placement != nil {
 		return groupEnd(err)
 	}
