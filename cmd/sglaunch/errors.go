@@ -29,9 +29,17 @@ func (e *statusError) Error() string { return e.msg }
 func usageError(c *cli.Context, err error, _ bool) error {
 	msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
 	if msg != err.Error() {
-		msg = fmt.Sprintf("unknown flag --%s; see `sglaunch %s --help`", strings.TrimLeft(msg, "-"), c.Command.FullName())
+		msg = fmt.Sprintf("unknown flag --%s; see `%s --help`", strings.TrimLeft(msg, "-"), strings.TrimSpace("sglaunch "+commandName(c)))
 	}
 	return inputerr.Errorf("%s", msg)
+}
+
+// commandName is the context's command path below sglaunch, "" at the top.
+func commandName(c *cli.Context) string {
+	if c.Command == nil || c.Command.Name == c.App.Name {
+		return ""
+	}
+	return strings.TrimPrefix(c.Command.FullName(), c.App.Name+" ")
 }
 
 // printable escapes the control characters of an error message (a CR or
@@ -72,9 +80,11 @@ func exitStatus(err error, stderr io.Writer) int {
 	if inputerr.Is(err) {
 		return 2
 	}
+	// urfave's own exit statuses (3 for an unknown help topic) are
+	// usage errors: sglaunch exits 0, 1 or 2.
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
-		return ec.ExitCode()
+		return 2
 	}
 	return 1
 }
