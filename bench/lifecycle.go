@@ -188,14 +188,16 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	r.checkpoint()
 	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
-	err := runner.Check(r.runCtx)
-	if err == nil {
-		rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
-		err = runner.Run(r.runCtx, rec, s.Workloads)
+	if err := runner.Check(r.runCtx); err != nil {
+		// Nothing was measured: a record would only crowd bench list
+		// with a failed run of no server (issue 24). The error says why.
+		r.reported = true
+		return r.withCause(err)
 	}
-	return r.finish(r.withCause(err))
+	r.checkpoint()
+	rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
+	return r.finish(r.withCause(runner.Run(r.runCtx, rec, s.Workloads)))
 }
 
 // runLaunched launches the plan's server as serve does, measures it and
