@@ -279,9 +279,25 @@ func (r *run) runLaunched() error {
 		case <-r.runCtx.Done():
 		}
 	}
-	status, _ := srv.Stop(r.stopCtx)
-	s.Stop = "stopped by sglaunch: " + status.String()
+	status, stopErr := srv.Stop(r.stopCtx)
+	s.Stop = stopText(status, stopErr)
 	return r.finish(runErr)
+}
+
+// stopText says how the server ended when sglaunch stopped it. A server
+// that drained and ended by itself ended well, whatever its status: SGLang
+// SIGKILLs its own tree after the drain, so a clean stop reads 137, which
+// alone looked like a kill (issue 24).
+func stopText(status launcher.ExitStatus, stopErr error) string {
+	switch {
+	case errors.Is(stopErr, launcher.ErrKilled):
+		return "stopped by sglaunch: it did not stop within stop_timeout and was killed (" + status.String() + ")"
+	case stopErr != nil:
+		return "stopped by sglaunch: " + status.String() + " (" + stopErr.Error() + ")"
+	case status == 0:
+		return "stopped by sglaunch: drained and ended by itself (exit status 0)"
+	}
+	return "stopped by sglaunch: drained and ended by itself (" + status.String() + ", SGLang's own end of its process tree)"
 }
 
 // serverEnded says how the server ended, once it is done.
