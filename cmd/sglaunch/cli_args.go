@@ -57,6 +57,9 @@ func arrangeCommand(path []*cli.Command, out, rest []string) ([]string, error) {
 		a := rest[0]
 		switch {
 		case a == "--":
+			if wantsHelp(opts) {
+				return append(out, "--help"), nil
+			}
 			if err := checkOptions(path, opts, nil); err != nil {
 				return nil, err
 			}
@@ -85,6 +88,11 @@ func arrangeCommand(path []*cli.Command, out, rest []string) ([]string, error) {
 			return arrangeCommand(append(path, sub), append(append(out, opts...), a), rest[1:])
 		}
 		pos, rest = append(pos, a), rest[1:]
+	}
+	if wantsHelp(opts) {
+		// --help anywhere shows the command's help: urfave would take
+		// an argument beside it for a help topic ("No help topic").
+		return append(out, "--help"), nil
 	}
 	if err := checkOptions(path, opts, pos); err != nil {
 		return nil, err
@@ -118,6 +126,10 @@ func helpPath(cmds []*cli.Command, out, names []string, parent string) ([]string
 		cmds, parent = cmd.Subcommands, strings.TrimSpace(parent+" "+cmd.Name)
 	}
 	return append(out, "--help"), nil
+}
+
+func wantsHelp(opts []string) bool {
+	return slices.ContainsFunc(opts, func(o string) bool { return o == "-h" || o == "--help" || o == "-help" })
 }
 
 func isOption(a string) bool { return len(a) > 1 && a[0] == '-' }

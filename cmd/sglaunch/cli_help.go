@@ -82,14 +82,22 @@ var helpTexts = map[string]commandHelp{
 		exit:     exitPrint,
 	},
 	"profiles": {
+		description: "A profile is found by name along the search path ($SGLAUNCH_PROFILE_PATH, then ~/.config/sglaunch/profiles and\n" +
+			"/etc/sglaunch/profiles), then among the built-ins; a path names a file. list shows them all,\n" +
+			"show prints one with extends applied.",
 		examples: []string{"sglaunch profiles list", "sglaunch profiles show demo"},
 		exit:     exitPrint,
 	},
 	"profiles list": {
+		description: "One line per profile: its name, where it was found (a file along the search path, or built-in)\n" +
+			"and its description; a profile that another of the same name hides is marked shadowed, and one\n" +
+			"that does not parse shows its error.",
 		examples: []string{"sglaunch profiles list", "sglaunch profiles list --json"},
 		exit:     exitPrint,
 	},
 	"profiles show": {
+		description: "Prints the profile with extends applied, as YAML; each inherited value is commented with the\n" +
+			"profile it came from. NAME is looked up as list shows; a PATH names a file.",
 		examples: []string{"sglaunch profiles show demo"},
 		exit:     exitPrint,
 	},
@@ -102,6 +110,8 @@ var helpTexts = map[string]commandHelp{
 		exit:     "0 every perf-relevant setting matches, 1 drift, 2 nothing to check (gone, still loading, not found) or bad input",
 	},
 	"diff": {
+		description: "Each side is a plan: a profile's (resolved for --mode), a bench record's, or the one a running\n" +
+			"deployment runs (read as verify reads it). Prints the settings that differ, perf-relevant first.",
 		examples: []string{"sglaunch diff demo kimi-k2.5-int4-eagle3", "sglaunch diff record:latest running:demo --json"},
 		exit:     "0 the perf-relevant settings are the same, 1 they differ, 2 bad input",
 	},

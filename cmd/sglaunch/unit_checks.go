@@ -14,7 +14,9 @@ import (
 )
 
 // lookupAccount finds an account by name or uid; tests replace it.
-var lookupAccount = func(name string) error {
+var lookupAccount = defaultLookupAccount
+
+func defaultLookupAccount(name string) error {
 	var err error
 	if strings.Trim(name, "0123456789") == "" {
 		_, err = user.LookupId(name)
