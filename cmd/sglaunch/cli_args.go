@@ -191,7 +191,10 @@ func usageLine(path string, cmd *cli.Command) string {
 	if len(cmd.Flags) > 0 {
 		line += " [options]"
 	}
-	if len(cmd.Subcommands) > 0 {
+	switch {
+	case len(cmd.Subcommands) > 0 && cmd.Action != nil:
+		line += " [COMMAND]"
+	case len(cmd.Subcommands) > 0:
 		line += " COMMAND"
 	}
 	if args := argsSpec(cmd); args != "" {

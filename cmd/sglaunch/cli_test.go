@@ -105,6 +105,8 @@ func TestEveryTypoAnswered(t *testing.T) {
 		{"list flag with commas", []string{"config", "--profile", "demo", "--set", "args.cuda-graph-bs=1,2,4"}, []string{"takes a list of numbers", "--set 'args.cuda-graph-bs=[1, 2, 4]'"}},
 		{"too many arguments", []string{"bench", "show", "a", "b"}, []string{"want one record ID", "usage: sglaunch bench show [options] ID"}},
 		{"argument to a command that takes none", []string{"bench", "list", "x"}, []string{`unexpected argument "x"`, "usage: sglaunch bench list"}},
+		{"option without its value", []string{"config", "--profile"}, []string{"flag needs an argument: --profile", "usage: sglaunch config [options]"}},
+		{"option with a bad number", []string{"bench", "compare", "a", "b", "--fail-if-slower", "abc"}, []string{`invalid value "abc" for flag --fail-if-slower`, "usage: sglaunch bench compare [options] A B"}},
 		{"unknown flag of a subcommand", []string{"bench", "list", "--profile", "demo"}, []string{"unknown flag --profile", "see `sglaunch bench list --help`"}},
 	}
 	for _, tt := range tests {
