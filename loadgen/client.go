@@ -56,7 +56,7 @@ type Client struct {
 // requires. maxConns sizes the idle connection pool: the highest
 // concurrency the client will run.
 func NewClient(baseURL, apiKey string, maxConns int) *Client {
-	return &Client{api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns})}
+	return &Client{api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns, ConnBuffer: connBuffer})}
 }
 
 // API is the SGLang API client the load runs on, for the calls beside the
@@ -68,6 +68,12 @@ func (c *Client) BaseURL() string { return c.api.BaseURL() }
 
 // Close drops the client's idle connections.
 func (c *Client) Close() { c.api.Close() }
+
+// connBuffer is each connection's read and write buffer. The stream's
+// own buffer (eventReader) holds its events, so the connection's need
+// only carry a request's headers and a chunk's framing; a larger read is
+// passed straight through to the stream's buffer.
+const connBuffer = 4 << 10
 
 // Bounds on what a server may send for one request. A hostile or broken
 // server must not take the client's memory (one event claiming
