@@ -38,6 +38,11 @@ type Sample struct {
 	// the first chunk's included.
 	ChunkGaps   []time.Duration
 	ChunkTokens []int
+	// ZeroTokens is set on a completed request the server answered with
+	// no token at all (it ended the stream with [DONE] and a count of 0,
+	// as a chat request can be answered): it counts as completed, with
+	// no time to first token and no inter-token samples.
+	ZeroTokens bool
 	// TokensEstimated is set when the server did not count the tokens of
 	// each chunk (chat without per-chunk usage) and the final count was
 	// spread evenly over the chunks.
@@ -154,6 +159,10 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		}
 	}
 	switch {
+	case !st.started && done && st.counted && s.OutputTokens == 0:
+		// A 0-token answer is what it is: a completion without a token,
+		// not a short stream (bench_serving crashes on it).
+		s.ZeroTokens = true
 	case !st.started:
 		s.Err = "the stream ended without any text"
 		return s
