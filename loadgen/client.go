@@ -78,7 +78,7 @@ func (c *Client) Close() { c.api.Close() }
 // own buffer (eventReader) holds its events, so the connection's need
 // only carry a request's headers and a chunk's framing; a larger read is
 // passed straight through to the stream's buffer.
-const connBuffer = 4 << 10
+const connBuffer = 2 << 10
 
 // Bounds on what a server may send for one request. A hostile or broken
 // server must not take the client's memory (one event claiming
