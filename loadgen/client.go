@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -104,8 +106,19 @@ func maxEvent(want int) int { return min(eventBase+want*eventPerToken, eventCap)
 // set: the server owes exactly that many) and follows it to its end. A
 // stream that ends without [DONE], or with fewer or more tokens than
 // asked for, is a failed request.
+//
+// A request's clock starts when the transport begins writing it to the
+// connection, not when the stream decided to send it: with thousands of
+// streams starting at once, the wait for the scheduler to run the
+// connection's writer is the client's own delay, not the server's, and
+// counted in TTFT it put the median 2-3 % over the truth at 2048 streams.
 func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
 	s := Sample{InputTokens: inputLen}
+	var wrote atomic.Pointer[time.Time] // set by the transport's writer
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() {
+		now := timeNow()
+		wrote.Store(&now)
+	}})
 	req, err := c.api.NewRequest(ctx, http.MethodPost, api.Path(), bytes.NewReader(payload))
 	if err != nil {
 		s.Err = err.Error()
@@ -121,6 +134,10 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		s.refused = errors.Is(err, syscall.ECONNREFUSED)
 		s.Err = requestError(err)
 		return s
+	}
+	if t := wrote.Load(); t != nil {
+		st.start = *t
+		s.Start = st.start
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
