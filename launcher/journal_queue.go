@@ -7,9 +7,16 @@ import (
 	"sync"
 )
 
-// journalQueueBytes bounds what waits for a slow journal, per stream.
-// With the batch being written, a stream holds at most twice this.
-const journalQueueBytes = 2 << 20
+// journalQueueBytes bounds what waits for a slow journal, per stream: a
+// start-up flood of 10 MB reaches journald whole (test/systemd counts
+// its lines), a server that floods for longer than journald keeps up
+// loses lines. With the batch being written, a stream holds at most
+// twice this, and only while the journal lags: a large batch's buffer is
+// let go once written.
+const journalQueueBytes = 16 << 20
+
+// journalKeepBytes is the largest buffer kept for reuse.
+const journalKeepBytes = 1 << 20
 
 // journalQueue writes the relay's blocks to the journal from its own
 // goroutine, so that a journal slower than the server never stops the
@@ -87,7 +94,10 @@ func (q *journalQueue) run() {
 		// keeps draining all the same.
 		_, _ = q.dst.Write(batch)
 		q.mu.Lock()
-		q.spare = batch[:0]
+		q.spare = nil
+		if cap(batch) <= journalKeepBytes {
+			q.spare = batch[:0]
+		}
 	}
 }
 

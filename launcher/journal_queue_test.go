@@ -37,7 +37,7 @@ func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
 	o := &output{tail: &tail{}}
 	o.relayLines(r, jw)
 
-	const lines = 200_000 // 10 MB: several times the queue
+	const lines = 600_000 // 48 MB: three times the queue
 	flooded := make(chan struct{})
 	go func() {
 		bw := bufio.NewWriterSize(w, 64<<10)
