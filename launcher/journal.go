@@ -20,9 +20,14 @@ var (
 	// The lines between two chained tracebacks.
 	chainedCause  = []byte("The above exception was the direct cause of the following exception:")
 	chainedDuring = []byte("During handling of the above exception, another exception occurred:")
-	// Both chained lines hold it: one scan of a block finds either.
-	chainedAnchor  = []byte("above exception")
-	pyWarningToken = []byte("Warning: ")
+	// A block is scanned for these before its lines are searched for
+	// the markers. bytes.Index costs a step at every match of its first
+	// byte, so they start with bytes rare in SGLang's output ('T' of
+	// "TP0" and 'a' are everywhere): a traceback's head holds the first,
+	// both chained lines the second.
+	tracebackAnchor = []byte("(most recent call last)")
+	chainedAnchor   = []byte("xception")
+	pyWarningToken  = []byte("Warning: ")
 )
 
 // journalLines rewrites one stream of the server's output for the
@@ -61,7 +66,7 @@ func (j *journalLines) format(b []byte) []byte {
 		j.held = append([]byte(nil), b[i:]...)
 		b = b[:i]
 	}
-	j.hasTraceback = bytes.Contains(b, tracebackHead)
+	j.hasTraceback = bytes.Contains(b, tracebackAnchor)
 	j.hasChained = bytes.Contains(b, chainedAnchor)
 	j.hasWarning = bytes.Contains(b, pyWarningToken)
 	for len(b) > 0 {
