@@ -192,8 +192,7 @@ func BenchmarkClientScale(b *testing.B) {
 
 // BenchmarkClientWide runs sglaunch (and the baseline, in turn) at 8192
 // open streams and reports the median TTFT's error against the stub's
-// true 1 s. The reference client is left out: one Python thread takes
-// far longer than the stub's timing to start 8192 streams.
+// true 1 s. The reference client is left out, to keep the run short.
 func BenchmarkClientWide(b *testing.B) {
 	url := stubServer(b, wideCase.ttft, wideCase.itl)
 	cs := scaleClients(b)
