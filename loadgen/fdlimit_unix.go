@@ -37,10 +37,12 @@ func raiseFileLimit(streams int) string {
 	if l.Cur >= need {
 		return ""
 	}
-	want := l
-	want.Cur = min(need, l.Max)
-	if err := setrlimit(&want); err == nil {
-		l = want
+	// Only a real raise: a call to setrlimit also stops Go from giving
+	// children started later the limit sglaunch itself started with.
+	if want := (syscall.Rlimit{Cur: min(need, l.Max), Max: l.Max}); want.Cur > l.Cur {
+		if err := setrlimit(&want); err == nil {
+			l = want
+		}
 	}
 	if l.Cur >= need {
 		return ""
