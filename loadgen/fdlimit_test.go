@@ -20,8 +20,7 @@ func TestRaiseFileLimit(t *testing.T) {
 	}{
 		{"room already", 4096, 4096, nil, 2048, 0, ""},
 		{"raised within the hard limit", 1024, 20000, nil, 8192, 8192 + fdReserve, ""},
-		{"the hard limit binds", 1024, 4096, nil, 8192, 4096, "the limit is 4096 (hard limit 4096): at most about 4032 streams"},
-		{"already at the hard limit: no call", 4096, 4096, nil, 8192, 0, "the limit is 4096 (hard limit 4096)"},
+		{"the hard limit binds: no call", 4095, 4096, nil, 8192, 0, "the limit is 4095 (hard limit 4096): at most about 4031 streams"},
 		{"raising refused", 1024, 20000, errors.New("EPERM"), 8192, 8192 + fdReserve, "the limit is 1024"},
 		{"no streams", 16, 16, nil, 0, 0, ""},
 	}

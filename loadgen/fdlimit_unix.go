@@ -19,9 +19,9 @@ var (
 )
 
 // raiseFileLimit makes room for streams connections: it raises the soft
-// limit on open files as far as needed and the hard limit allows (Go
-// raises it to the hard limit at start-up on Linux; this also covers a
-// soft limit lowered since, and other systems). It returns a warning
+// limit on open files to what they need when the hard limit allows (Go
+// raises it to one below the hard limit at start-up on Linux; this also
+// covers a soft limit lowered since, and other systems). It returns a warning
 // when the limit binds: the level then runs with fewer connections than
 // streams, and the connections that could not be opened fail their
 // requests ("too many open files"). Empty when there is room.
@@ -37,9 +37,11 @@ func raiseFileLimit(streams int) string {
 	if l.Cur >= need {
 		return ""
 	}
-	// Only a real raise: a call to setrlimit also stops Go from giving
-	// children started later the limit sglaunch itself started with.
-	if want := (syscall.Rlimit{Cur: min(need, l.Max), Max: l.Max}); want.Cur > l.Cur {
+	// Only a raise that makes room: a call to setrlimit also stops Go
+	// from giving children started later the limit sglaunch itself
+	// started with (Go raises its own to one below the hard limit).
+	if need <= l.Max {
+		want := syscall.Rlimit{Cur: need, Max: l.Max}
 		if err := setrlimit(&want); err == nil {
 			l = want
 		}
