@@ -150,13 +150,16 @@ func Unit(p *plan.Plan, o UnitOptions) (string, error) {
 	w("# flood; sglaunch also repeats the server's last lines at priority 3 on a failure.")
 	w("LogRateLimitIntervalSec=30s")
 	w("LogRateLimitBurst=%d", unitLogBurst)
+	dir := unitDirName(name, o.User)
 	w("# Records and load times, caches (the simulator), runtime state: systemd creates")
 	w("# them for User= and sglaunch reads $STATE_DIRECTORY, $CACHE_DIRECTORY and")
-	w("# $RUNTIME_DIRECTORY. Every sglaunch unit shares /run/sglaunch, and each launch")
-	w("# removes its own file, so it outlives a stop.")
-	w("StateDirectory=sglaunch")
-	w("CacheDirectory=sglaunch")
-	w("RuntimeDirectory=sglaunch")
+	w("# $RUNTIME_DIRECTORY. systemd gives a directory to its unit's User=, so a unit")
+	w("# that runs as another account has its own (sglaunch-UNIT), never the host's")
+	w("# sglaunch, which stays root's; sglaunch status and verify read both. Each launch")
+	w("# removes its own runtime file, so the runtime directory outlives a stop.")
+	w("StateDirectory=%s", dir)
+	w("CacheDirectory=%s", dir)
+	w("RuntimeDirectory=%s", dir)
 	w("RuntimeDirectoryPreserve=yes")
 	if o.Harden {
 		b.WriteString(hardening(o.Home))
@@ -165,6 +168,17 @@ func Unit(p *plan.Plan, o UnitOptions) (string, error) {
 	w("[Install]")
 	w("WantedBy=multi-user.target")
 	return b.String(), nil
+}
+
+// unitDirName is the unit's state, cache and runtime directory name: the
+// host's shared sglaunch for root (whose units and commands share records
+// and the simulator), sglaunch-UNIT for a unit of another account, which
+// systemd would otherwise re-own from under root and every other unit.
+func unitDirName(unit, user string) string {
+	if user == "" || user == "root" || user == "0" {
+		return "sglaunch"
+	}
+	return "sglaunch-" + unit
 }
 
 // seconds renders a duration for systemd, rounded up to whole seconds.

@@ -176,10 +176,12 @@ func TestUnitWatchdogFollowsOnUnhealthy(t *testing.T) {
 // limit dropped the lines before a crash).
 func TestUnitDirectoriesAndJournal(t *testing.T) {
 	wantLines(t, unitOf(t, nil, UnitOptions{User: "sglang"}), []string{
-		"User=sglang\n", "StateDirectory=sglaunch\n", "CacheDirectory=sglaunch\n", "RuntimeDirectory=sglaunch\n",
+		"User=sglang\n", "StateDirectory=sglaunch-sglang-kimi\n", "CacheDirectory=sglaunch-sglang-kimi\n", "RuntimeDirectory=sglaunch-sglang-kimi\n",
 		"RuntimeDirectoryPreserve=yes\n", "LogRateLimitIntervalSec=30s\n", "LogRateLimitBurst=100000\n",
 		"After=network-online.target nvidia-persistenced.service\n",
 	}, []string{"Environment="})
+	// Root's units share the host's directories with root's commands.
+	wantLines(t, unitOf(t, nil, UnitOptions{}), []string{"StateDirectory=sglaunch\n", "CacheDirectory=sglaunch\n", "RuntimeDirectory=sglaunch\n"}, nil)
 }
 
 func TestHardenedUnit(t *testing.T) {

@@ -121,12 +121,21 @@ func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
 			break
 		}
 	}
+	var shared []string
 	if dir == "" {
 		s, err := e.settings(c)
 		if err != nil {
 			return nil, err
 		}
 		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
+		if d := statedir.Shared(s.StateDir, e.getenv); d != "" {
+			shared = append(shared, bench.RecordsDir(d))
+		}
 	}
-	return bench.OpenStore(dir)
+	store, err := bench.OpenStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	store.Shared = shared
+	return store, nil
 }

@@ -71,7 +71,7 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 		return nil, err
 	}
 	dir := statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
-	states, err := runstate.List(dir)
+	states, err := runstate.ListAll(dir)
 	if err != nil {
 		return nil, err
 	}

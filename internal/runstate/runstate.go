@@ -155,10 +155,39 @@ func RemoveFile(path string) error {
 	return nil
 }
 
-// List returns every state file under dir, stale ones marked, sorted by
+// List returns every state file in dir, stale ones marked, sorted by
 // profile and start time. Files written by an older sglaunch (one per
 // profile, no launch id) are listed too.
 func List(dir string) ([]*State, error) {
+	out, err := list(dir)
+	sortStates(out)
+	return out, err
+}
+
+// ListAll is List with the state files of the units beside dir too: a
+// systemd unit of another account keeps its runtime state in a directory
+// of its own (/run/sglaunch-UNIT beside /run/sglaunch), which status and
+// verify read. Only reading: a launch acts (sweeps leftovers) on its own
+// directory alone.
+func ListAll(dir string) ([]*State, error) {
+	out, err := list(dir)
+	if err != nil {
+		return nil, err
+	}
+	units, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Clean(dir)), filepath.Base(filepath.Clean(dir))+"-*"))
+	for _, u := range units {
+		// A unit's directory that cannot be read (another account's,
+		// 0700) holds nothing this user may act on.
+		if fi, err := os.Lstat(u); err == nil && fi.IsDir() {
+			more, _ := list(u)
+			out = append(out, more...)
+		}
+	}
+	sortStates(out)
+	return out, nil
+}
+
+func list(dir string) ([]*State, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -177,13 +206,17 @@ func List(dir string) ([]*State, error) {
 		}
 		out = append(out, s)
 	}
+	return out, nil
+}
+
+// sortStates orders states by profile, then start time.
+func sortStates(out []*State) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Profile != out[j].Profile {
 			return out[i].Profile < out[j].Profile
 		}
 		return out[i].StartedAt.Before(out[j].StartedAt)
 	})
-	return out, nil
 }
 
 func read(path string) (*State, error) {
