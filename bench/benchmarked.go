@@ -16,7 +16,7 @@ type Benchmarked struct {
 	// differs from this one in the fewest perf-relevant settings, and
 	// Differences are those settings (A: this plan, B: the record).
 	Nearest     *Record
-	Differences []plan.DiffRow
+	Differences []plan.Row
 }
 
 // Benchmarked finds the benchmark this plan reproduces: the newest

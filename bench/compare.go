@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"fmt"
-	"io"
 	"math"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
@@ -20,23 +17,13 @@ type Comparison struct {
 	SamePlan bool `json:"same_plan"`
 	// PlanNote says why the plans could not be compared.
 	PlanNote    string        `json:"plan_note,omitempty"`
-	Differences []Difference  `json:"differences"`
+	Differences []plan.Row    `json:"differences"`
 	Metrics     []MetricDelta `json:"metrics"`
 }
 
-// Difference is one setting or fact that differs between the runs.
-type Difference struct {
-	// Kind is flag, env or setting (the plan), or context (versions and
-	// host: not part of the plan, but they move numbers too).
-	Kind string `json:"kind"`
-	Name string `json:"name"`
-	A    string `json:"a"`
-	B    string `json:"b"`
-	InA  bool   `json:"in_a"`
-	InB  bool   `json:"in_b"`
-	// PerfNeutral marks flags that do not change speed (--host, --port, ...).
-	PerfNeutral bool `json:"perf_neutral,omitempty"`
-}
+// ContextGroup is the group of the rows that are not part of the plan
+// but move numbers too: versions and the host.
+const ContextGroup = "context"
 
 // MetricDelta is one metric of one level in both runs.
 type MetricDelta struct {
@@ -51,11 +38,13 @@ type MetricDelta struct {
 	// RoundsA and RoundsB are how many rounds each side's level ran.
 	RoundsA int `json:"rounds_a,omitempty"`
 	RoundsB int `json:"rounds_b,omitempty"`
-	// With two rounds or more on each side: a 95 % interval of the
-	// difference of the rounds' means, in percent of A's mean (Welch's
-	// t), the confidence that the means differ (1 - p), and the verdict:
-	// faster or slower (B against A, by the metric's better direction)
-	// when the interval excludes 0, else within noise.
+	// The metric's own 95 % interval of B - A, in percent of A, centred on
+	// its delta with the noise of its own values in each round (Welch's t;
+	// absent with fewer than two rounds on a side), the confidence that B
+	// and A differ (1 - p), and the verdict that follows the interval:
+	// faster or slower (by the metric's better direction) when it excludes
+	// 0, within noise when it holds 0, too few rounds to judge with fewer
+	// than 3 rounds on either side (see judge).
 	IntervalPct *[2]float64 `json:"interval_pct,omitempty"`
 	Confidence  float64     `json:"confidence,omitempty"`
 	Verdict     string      `json:"verdict,omitempty"`
@@ -63,7 +52,7 @@ type MetricDelta struct {
 
 // Compare compares record b against record a.
 func Compare(a, b *Record) Comparison {
-	c := Comparison{A: a, B: b, Differences: []Difference{}, Metrics: []MetricDelta{}}
+	c := Comparison{A: a, B: b, Differences: []plan.Row{}, Metrics: []MetricDelta{}}
 	switch {
 	case a.Plan == nil && b.Plan == nil:
 		c.PlanNote = "neither plan is known (both runs benchmarked an already running server)"
@@ -82,20 +71,19 @@ func Compare(a, b *Record) Comparison {
 
 // planDifferences lists the settings on which two stored plans differ,
 // by plan.Diff: the rule verify, diff and serve's "benchmarked:" line use.
-func planDifferences(a, b plan.View) []Difference {
-	var out []Difference
+func planDifferences(a, b plan.View) []plan.Row {
+	var out []plan.Row
 	for _, r := range plan.Diff(plan.SideOfView(a, "A"), plan.SideOfView(b, "B")) {
-		kind := r.Kind
-		if kind == "python" || kind == "module" {
-			kind = "setting"
+		if r.Kind == "python" || r.Kind == "module" {
+			r.Kind = "setting"
 		}
-		out = append(out, Difference{Kind: kind, Name: r.Setting, A: r.A, B: r.B, InA: r.InA, InB: r.InB, PerfNeutral: r.Group == plan.Neutral})
+		out = append(out, r)
 	}
 	return out
 }
 
-func contextDifferences(a, b *Record) []Difference {
-	var out []Difference
+func contextDifferences(a, b *Record) []plan.Row {
+	var out []plan.Row
 	for _, f := range []struct{ name, a, b string }{
 		{"sglang version", a.SGLang, b.SGLang},
 		{"sglaunch version", a.Sglaunch, b.Sglaunch},
@@ -104,7 +92,14 @@ func contextDifferences(a, b *Record) []Difference {
 		{"url", a.URL, b.URL},
 	} {
 		if f.a != f.b {
-			out = append(out, Difference{Kind: "context", Name: f.name, A: f.a, B: f.b, InA: f.a != "", InB: f.b != ""})
+			r := plan.Row{Group: ContextGroup, Kind: "context", Setting: f.name, A: f.a, B: f.b, Status: plan.Different, InA: f.a != "", InB: f.b != ""}
+			switch {
+			case !r.InB:
+				r.Status = plan.Missing
+			case !r.InA:
+				r.Status = plan.Extra
+			}
+			out = append(out, r)
 		}
 	}
 	return out
@@ -167,91 +162,3 @@ func delta(workload, level, metric string, a, b float64) MetricDelta {
 
 // KeyMetrics are the metrics a text comparison shows unless asked for all.
 var KeyMetrics = []string{"completed", "failed", "request_throughput", "output_throughput", "median_ttft_ms", "p99_ttft_ms", "median_itl_ms", "p99_itl_ms", "median_tpot_ms", "median_e2e_latency_ms", "decode_tok_s", "accept_length"}
-
-// WriteComparison prints a comparison for people; all shows every metric.
-func WriteComparison(w io.Writer, c Comparison, all bool) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, x := range []struct {
-		tag string
-		r   *Record
-	}{{"A", c.A}, {"B", c.B}} {
-		prof := x.r.Profile
-		if prof == "" {
-			prof = "(" + x.r.URL + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tfingerprint %s\t%s\n", x.tag, x.r.ID, x.r.Started.In(displayZone).Format("2006-01-02 15:04"), prof, orDash(short(x.r.Fingerprint)), x.r.Status)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	switch {
-	case c.PlanNote != "":
-		fmt.Fprintf(w, "plan: %s\n", c.PlanNote)
-	case c.SamePlan:
-		fmt.Fprintln(w, "plan: same perf-relevant settings (fingerprints match)")
-	default:
-		fmt.Fprintln(w, "plan: perf-relevant settings differ")
-	}
-	if len(c.Differences) > 0 {
-		t := &table{indent: "  ", left: 3}
-		t.add("", "A", "B")
-		for _, d := range c.Differences {
-			name := d.Name
-			switch d.Kind {
-			case "env":
-				name = "env " + name
-			case "context":
-				name = "(" + name + ")"
-			}
-			if d.PerfNeutral {
-				name += " (perf-neutral)"
-			}
-			t.add(name, side(d.A, d.InA, d.Kind), side(d.B, d.InB, d.Kind))
-		}
-		if err := t.write(w); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	if len(c.Metrics) == 0 {
-		fmt.Fprintln(w, "no workload and level ran in both records")
-		return nil
-	}
-	judged := slices.ContainsFunc(c.Metrics, func(m MetricDelta) bool { return m.IntervalPct != nil })
-	t := &table{left: 3}
-	head := []string{"workload", "level", "metric", "A", "B", "delta"}
-	if judged {
-		head = append(head, "95% interval", "verdict")
-	}
-	t.add(head...)
-	for _, m := range c.Metrics {
-		if !all && !slices.Contains(KeyMetrics, m.Metric) {
-			continue
-		}
-		d := "n/a"
-		if m.HasDelta {
-			d = fmt.Sprintf("%+.1f%%", m.DeltaPct)
-		}
-		row := []string{m.Workload, m.Level, m.Metric, formatValue(m.A), formatValue(m.B), d}
-		if judged {
-			row = append(row, intervalText(m), verdictText(m))
-		}
-		t.add(row...)
-	}
-	if err := t.write(w); err != nil {
-		return err
-	}
-	if judged {
-		fmt.Fprintln(w, "\nintervals and verdicts come from the rounds of each level (Welch's t-test, 95 %); a level of one round has none")
-	}
-	return nil
-}
-
-func side(v string, present bool, kind string) string {
-	if !present {
-		return "(unset)"
-	}
-	if v == "" && kind == "flag" {
-		return "(on)"
-	}
-	return v
-}

@@ -1,29 +1,28 @@
 // Package bench runs benchmark workloads against an SGLang server and
 // keeps every result with the plan that produced it.
 //
-// A workload is either a load for the built-in generator (package
-// loadgen: an API, input and output lengths or a dataset of prompts as
-// bench_serving defines them, closed-loop concurrency levels or open-loop
-// request rates, a request count or a duration per round, rounds per
-// level, an SLO) or an external command template, such as SGLang's own
-// bench_serving, run with the plan's environment. Workloads come from the
-// built-ins (decode-1, sweep), a profile's bench.workloads, or YAML
-// files, decoded strictly with file:line:col errors; dataset files are
-// read (bounded) before any server starts.
+// Three rooms: package bench/workload says what to run (workloads,
+// datasets, selection), this package runs it and keeps and judges the
+// results, and package bench/report renders records (text, HTML, export).
 //
-// Each round of a level starts with POST /flush_cache and ends with the
-// server's accept length. Each run leaves one record: a JSON file holding
-// the redacted plan and its fingerprint, versions, host facts, the
-// server's load time and phases and speculative settings, and every
-// workload's definition and metrics (each round's too), written
-// atomically whether the run succeeded or failed, and with --details a
-// JSON line per request beside it. Store lists and loads records; Compare
-// sets two side by side (metric deltas in %, an interval and a verdict
-// from the rounds, plan differences); WriteBenchServing exports one in
-// bench_serving's result format; WriteReport draws records as one HTML
-// page of SVG charts.
+// Here: the run's life cycle (Run: launch, cancel on server death,
+// keep-running, stop, save, signals on a channel) and the Runner that
+// drives the load generator (package loadgen) or runs an external
+// command workload in its own process group. Each round of a level starts
+// with POST /flush_cache and ends with the server's accept length. Each
+// run leaves one record: a JSON file holding the redacted plan and its
+// fingerprint, versions, host facts, the server's load time and phases
+// and speculative settings, and every workload's definition and metrics
+// (each round's too), written atomically whether the run succeeded or
+// failed, and with --details a JSON line per request beside it. Store
+// lists and loads records (Benchmarked for serve's lookup); Compare sets
+// two side by side: metric deltas in %, each metric's own interval from
+// its values in each round (Welch's t) and the verdict that follows it,
+// plan differences.
 //
-// What it must not do: start, supervise or stop the server (package
-// launcher does, the command wires them), or import sglang: the SGLang
-// version is asked from the interpreter's package metadata.
+// What it must not do: start, supervise or stop the server itself
+// (package launch starts it and hands Run a starter; bench imports
+// neither launch nor launcher), render (bench/report does), or import
+// sglang: the SGLang version is asked from the interpreter's package
+// metadata.
 package bench

@@ -3,7 +3,7 @@ package bench
 import "errors"
 
 var (
-	// ErrNotFound is returned when no record or workload answers to a name.
+	// ErrNotFound is returned when no record answers to a name.
 	ErrNotFound = errors.New("not found")
 	// ErrAmbiguous is returned when an ID prefix matches several records.
 	ErrAmbiguous = errors.New("ambiguous")

@@ -9,82 +9,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/leftovers"
 	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
-
-// TemplateData is what a command template sees: {{.URL}}, {{.Python}}, ...
-type TemplateData struct {
-	URL  string // the server's base URL, http://HOST:PORT
-	Host string
-	Port int
-	// Model is the served model's name as /v1/models lists it.
-	Model string
-	// Python is the plan's interpreter (python3 without a plan).
-	Python      string
-	Profile     string
-	Fingerprint string
-	Workload    string
-	// ResultFile is a path the command may write results to (JSON or
-	// JSON lines); its content goes into the record.
-	ResultFile string
-	// Dir is a scratch directory for the command, removed afterwards.
-	Dir string
-}
-
-func sampleData() TemplateData {
-	return TemplateData{URL: "http://127.0.0.1:30000", Host: "127.0.0.1", Port: 30000, Model: "model", Python: "python3",
-		Profile: "profile", Fingerprint: "0123456789ab", Workload: "workload", ResultFile: "/tmp/result.json", Dir: "/tmp"}
-}
-
-// templateFields lists the fields a template may use, as {{.Name}}.
-func templateFields() []string {
-	t := reflect.TypeFor[TemplateData]()
-	out := make([]string, t.NumField())
-	for i := range out {
-		out[i] = "{{." + t.Field(i).Name + "}}"
-	}
-	return out
-}
-
-// expand runs one command template.
-func expand(text string, data TemplateData) (string, error) {
-	t, err := template.New("command").Option("missingkey=error").Parse(text)
-	if err != nil {
-		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
-		return "", fmt.Errorf("bad template: %s", strings.TrimPrefix(err.Error(), "template: "))
-	}
-	return b.String(), nil
-}
-
-// CommandLine is an external workload's command as written.
-func CommandLine(w Workload) string {
-	if w.Shell {
-		return w.Command[0]
-	}
-	return quoteArgs(w.Command)
-}
-
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?;&|<>(){}") {
-			a = strconv.Quote(a)
-		}
-		q[i] = a
-	}
-	return strings.Join(q, " ")
-}
 
 // ExternalResult is what an external workload left behind.
 type ExternalResult struct {
@@ -117,7 +50,7 @@ const (
 //
 // The scratch directory's name carries the launch id, so that a later
 // sglaunch removes it if this one is killed before it could.
-func runExternal(ctx context.Context, w Workload, data TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
+func runExternal(ctx context.Context, w workload.Workload, data workload.TemplateData, environ []string, launchID string, live io.Writer) (*ExternalResult, error) {
 	scratch := leftovers.ScratchPrefix
 	if launchID != "" {
 		scratch += launchID + "-"
@@ -130,7 +63,7 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 	data.Dir, data.ResultFile, data.Workload = dir, filepath.Join(dir, "result.json"), w.Name
 	var argv []string
 	for _, t := range w.Command {
-		s, err := expand(t, data)
+		s, err := workload.Expand(t, data)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", w.Name, err)
 		}
@@ -140,10 +73,10 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 		argv = []string{"/bin/sh", "-c", argv[0]}
 	}
 	res := &ExternalResult{Command: redactCommand(argv), ExitCode: -1}
-	tail := &tailBuffer{keep: outputKeep}
-	var to io.Writer = tail
+	kept := &tail.Buffer{Max: outputKeep}
+	var to io.Writer = kept
 	if live != nil {
-		to = io.MultiWriter(live, tail)
+		to = io.MultiWriter(live, kept)
 	}
 	// The command gets the plan's secrets (OPENAI_API_KEY, HF_TOKEN) and
 	// may print them: its output is masked before it is shown or stored.
@@ -164,7 +97,7 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 	}
 	ran := cmd.Wait()
 	_ = out.Close()
-	res.Output, res.OutputDropped = tail.String(), tail.dropped
+	res.Output, res.OutputDropped = kept.String(), kept.Dropped()
 	res.ExitCode = ran.ExitCode
 	res.Result, res.Metrics = readResult(data.ResultFile)
 	res.Result = maskResult(res.Result, masker)
@@ -176,17 +109,13 @@ func runExternal(ctx context.Context, w Workload, data TemplateData, environ []s
 	case ran.Err != nil && res.ExitCode == -1:
 		return res, fmt.Errorf("%s: %w", w.Name, ran.Err)
 	case res.ExitCode != 0:
-		return res, fmt.Errorf("%s: command exited with status %d%s", w.Name, res.ExitCode, lastLine(res.Output))
+		why := fmt.Sprintf("%s: command exited with status %d", w.Name, res.ExitCode)
+		if l := tail.Line([]byte(res.Output), 1); l != "" {
+			why += ": " + l
+		}
+		return res, errors.New(why)
 	}
 	return res, nil
-}
-
-func lastLine(out string) string {
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return ": " + l
-	}
-	return ""
 }
 
 // redactCommand masks secret option values, in an argv and inside a
@@ -333,21 +262,3 @@ func numbers(data []byte) map[string]float64 {
 	}
 	return out
 }
-
-// tailBuffer keeps the last keep bytes written to it.
-type tailBuffer struct {
-	keep    int
-	buf     []byte
-	dropped int64
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.keep; over > 0 {
-		t.dropped += int64(over)
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.buf) }

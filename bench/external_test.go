@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/proc"
 )
 
@@ -33,9 +34,9 @@ func TestRunExternalCapturesOutputAndResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := Workload{Name: "x", Command: []string{"echo url={{.URL}} port={{.Port}} key=$OPENAI_API_KEY; " + tt.script}, Shell: true}
+			w := workload.Workload{Name: "x", Command: []string{"echo url={{.URL}} port={{.Port}} key=$OPENAI_API_KEY; " + tt.script}, Shell: true}
 			var live strings.Builder
-			res, err := runExternal(t.Context(), w, TemplateData{URL: "http://h:9", Port: 9}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=k"}, "", &live)
+			res, err := runExternal(t.Context(), w, workload.TemplateData{URL: "http://h:9", Port: 9}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=k"}, "", &live)
 			if err != nil {
 				t.Fatalf("runExternal: %v", err)
 			}
@@ -62,11 +63,11 @@ func TestRunExternalCapturesOutputAndResult(t *testing.T) {
 
 func TestRunExternalFailures(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	res, err := runExternal(t.Context(), Workload{Name: "x", Command: []string{"sh", "-c", "echo oops; exit 3"}}, TemplateData{}, env, "", nil)
+	res, err := runExternal(t.Context(), workload.Workload{Name: "x", Command: []string{"sh", "-c", "echo oops; exit 3"}}, workload.TemplateData{}, env, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "x: command exited with status 3: oops") || res.ExitCode != 3 {
 		t.Errorf("got %v (exit %d), want exit status 3 with its last line", err, res.ExitCode)
 	}
-	_, err = runExternal(t.Context(), Workload{Name: "x", Command: []string{"/nonexistent/tool"}}, TemplateData{}, env, "", nil)
+	_, err = runExternal(t.Context(), workload.Workload{Name: "x", Command: []string{"/nonexistent/tool"}}, workload.TemplateData{}, env, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/tool") {
 		t.Errorf("got %v, want a start error naming the tool", err)
 	}
@@ -77,10 +78,10 @@ func TestRunExternalFailures(t *testing.T) {
 func TestRunExternalKillsItsGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
-	w := Workload{Name: "slow", Shell: true, Timeout: Duration(500 * time.Millisecond),
+	w := workload.Workload{Name: "slow", Shell: true, Timeout: workload.Duration(500 * time.Millisecond),
 		Command: []string{"sleep 300 & echo $! > " + pidFile + "; trap '' TERM; wait"}}
 	start := time.Now()
-	_, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
+	_, err := runExternal(t.Context(), w, workload.TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "timed out after 500ms") {
 		t.Fatalf("got %v, want a timeout", err)
 	}
@@ -94,9 +95,9 @@ func TestRunExternalKillsItsGroup(t *testing.T) {
 // that holds its output returns at once, and the daemon goes with it.
 func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	w := Workload{Name: "d", Shell: true, Command: []string{"sleep 300 & echo $! > " + pidFile + "; echo started"}}
+	w := workload.Workload{Name: "d", Shell: true, Command: []string{"sleep 300 & echo $! > " + pidFile + "; echo started"}}
 	start := time.Now()
-	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
+	res, err := runExternal(t.Context(), w, workload.TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err != nil || res.ExitCode != 0 || res.Output != "started\n" {
 		t.Fatalf("got %v, exit %d, output %q; want success", err, res.ExitCode, res.Output)
 	}
@@ -109,7 +110,7 @@ func TestRunExternalDaemonGoesWithIt(t *testing.T) {
 func TestRunExternalCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err := runExternal(ctx, Workload{Name: "x", Command: []string{"sleep", "300"}}, TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
+	_, err := runExternal(ctx, workload.Workload{Name: "x", Command: []string{"sleep", "300"}}, workload.TemplateData{}, []string{"PATH=" + os.Getenv("PATH")}, "", nil)
 	if err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("got %v, want the cancellation", err)
 	}
@@ -121,10 +122,10 @@ func TestRunExternalCancelled(t *testing.T) {
 // unmasked.
 func TestCommandWorkloadOutputLeaksSecret(t *testing.T) {
 	const key = "sk-test-0123456789"
-	w := Workload{Name: "x", Shell: true, Command: []string{
+	w := workload.Workload{Name: "x", Shell: true, Command: []string{
 		`echo "out $OPENAI_API_KEY"; echo "err $OPENAI_API_KEY" >&2; printf '{"key": "%s", "n": 1}' "$OPENAI_API_KEY" > {{.ResultFile}}; echo --token tok-abcdef`}}
 	var live strings.Builder
-	res, err := runExternal(t.Context(), w, TemplateData{}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=" + key}, "", &live)
+	res, err := runExternal(t.Context(), w, workload.TemplateData{}, []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=" + key}, "", &live)
 	if err != nil {
 		t.Fatalf("runExternal: %v", err)
 	}
@@ -146,15 +147,6 @@ func TestRedactCommand(t *testing.T) {
 	want := []string{"/bin/sh", "-c", "bench --api-key <redacted> --url u", "--token", "<redacted>"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-func TestTailBuffer(t *testing.T) {
-	tb := &tailBuffer{keep: 4}
-	tb.Write([]byte("abc"))
-	tb.Write([]byte("defg"))
-	if tb.String() != "defg" || tb.dropped != 3 {
-		t.Errorf("got %q dropped %d, want defg and 3", tb.String(), tb.dropped)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
@@ -27,7 +28,7 @@ const roundStride = 1 << 32
 // first round, and each round goes into it, and the record to disk, before
 // the progress line says the round is done: whatever a kill -9 cuts short,
 // a round reported done is kept. No round ended: no level record.
-func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model string, w Workload, lvl loadgen.Level, prog loadgen.Observer, res *WorkloadResult) error {
+func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model string, w workload.Workload, lvl loadgen.Level, prog loadgen.Observer, res *WorkloadResult) error {
 	idx := -1
 	var rounds []loadgen.LevelResult
 	var accepts []float64

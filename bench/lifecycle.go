@@ -12,22 +12,28 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/logfile"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// Server is a server the bench life cycle launched: the supervise
-// session satisfies it.
-type Server interface {
+// Running is a started server as the bench life cycle watches it: the
+// supervise session satisfies it.
+type Running interface {
 	Ready() health.Load
 	ServerPID() int
 	Done() <-chan struct{}
 	Err() error
 	Supervise(ctx context.Context) error
-	Stop(ctx context.Context) (launcher.ExitStatus, error)
+}
+
+// Server is a server the bench life cycle launched (package launch
+// starts it and hands it over); Stop says how it ended.
+type Server interface {
+	Running
+	Stop(ctx context.Context) (fmt.Stringer, error)
 }
 
 // LaunchFunc starts the plan's server as serve does and returns once it is
@@ -48,7 +54,7 @@ type RunSpec struct {
 	Environ []string
 	// Profile names where the workloads came from, for a URL run.
 	Profile   string
-	Workloads []Workload
+	Workloads []workload.Workload
 	Store     *Store
 	// Probes remembers the interpreter probe preflight already ran.
 	Probes *hostprobe.Memo

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
@@ -120,11 +121,11 @@ type ServerStart struct {
 
 // WorkloadResult is one workload's definition and outcome.
 type WorkloadResult struct {
-	Workload Workload  `json:"workload"`
-	Status   string    `json:"status"`
-	Error    string    `json:"error,omitempty"`
-	Started  time.Time `json:"started,omitzero"`
-	Ended    time.Time `json:"ended,omitzero"`
+	Workload workload.Workload `json:"workload"`
+	Status   string            `json:"status"`
+	Error    string            `json:"error,omitempty"`
+	Started  time.Time         `json:"started,omitzero"`
+	Ended    time.Time         `json:"ended,omitzero"`
 	// Levels hold the generator's results, one per level that ran.
 	Levels   []LevelRecord   `json:"levels,omitempty"`
 	External *ExternalResult `json:"external,omitempty"`
@@ -215,6 +216,10 @@ func (r *Record) Duration() time.Duration {
 	}
 	return r.Ended.Sub(r.Started)
 }
+
+// File is the file the record was loaded from; empty for a record that
+// was not loaded from a store.
+func (r *Record) File() string { return r.file }
 
 // PlanFingerprint is the fingerprint of the record's plan by the current
 // rules, recomputed from the stored plan (records written by an older

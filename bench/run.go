@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/plan"
@@ -72,7 +73,7 @@ func (r *Runner) Check(ctx context.Context) error {
 // Run runs the workloads in order, appending each one's result to rec.
 // The first workload that fails ends the run: the rest are recorded as
 // skipped, and the error says which failed and why.
-func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) error {
+func (r *Runner) Run(ctx context.Context, rec *Record, workloads []workload.Workload) error {
 	maxConns := 1
 	for _, w := range workloads {
 		for _, l := range w.Levels() {
@@ -102,7 +103,7 @@ func (r *Runner) Run(ctx context.Context, rec *Record, workloads []Workload) err
 		r.checkpoint()
 		var err error
 		if w.External() {
-			data := TemplateData{URL: r.Target.URL, Model: model, Python: r.Target.Python, Profile: r.Target.Profile, Fingerprint: r.Target.Fingerprint}
+			data := workload.TemplateData{URL: r.Target.URL, Model: model, Python: r.Target.Python, Profile: r.Target.Profile, Fingerprint: r.Target.Fingerprint}
 			data.Host, data.Port = hostPort(r.Target.URL)
 			res.External, err = runExternal(ctx, w, data, r.commandEnv(), r.Target.LaunchID, r.Output)
 		} else {
@@ -136,14 +137,14 @@ func (r *Runner) checkpoint() {
 	}
 }
 
-func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model string, w Workload, res *WorkloadResult) error {
+func (r *Runner) runLoad(ctx context.Context, client *loadgen.Client, model string, w workload.Workload, res *WorkloadResult) error {
 	var prog loadgen.Observer
 	if r.Progress != nil {
 		p := loadgen.NewProgress(r.Progress)
 		p.Prefix = w.Name
 		prog = p
 	}
-	if err := w.prepare(); err != nil {
+	if err := w.Prepare(); err != nil {
 		return err
 	}
 	for _, lvl := range w.Levels() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
 )
@@ -19,12 +20,12 @@ func TestRunnerRun(t *testing.T) {
 		Target:   Target{URL: srv.URL, APIKey: "k3y", Python: "python3", Environ: []string{"PATH=" + os.Getenv("PATH")}},
 		Progress: &progress, Output: &output,
 	}
-	load := Workload{Name: "tiny", API: loadgen.Generate, InputLen: 8, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2, Warmup: 1, Seed: 1}
-	echo := Workload{Name: "echo", Shell: true, Command: []string{`echo "{{.Model}} $OPENAI_API_KEY"; echo '{"completed": 7}' > {{.ResultFile}}`}}
-	fail := Workload{Name: "fail", Command: []string{"false"}}
-	never := Workload{Name: "never", API: loadgen.Chat, InputLen: 8, OutputLen: 4, Concurrency: []int{1}, Requests: 1}
+	load := workload.Workload{Name: "tiny", API: loadgen.Generate, InputLen: 8, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2, Warmup: 1, Seed: 1}
+	echo := workload.Workload{Name: "echo", Shell: true, Command: []string{`echo "{{.Model}} $OPENAI_API_KEY"; echo '{"completed": 7}' > {{.ResultFile}}`}}
+	fail := workload.Workload{Name: "fail", Command: []string{"false"}}
+	never := workload.Workload{Name: "never", API: loadgen.Chat, InputLen: 8, OutputLen: 4, Concurrency: []int{1}, Requests: 1}
 	rec := NewRecord(time.Now())
-	err := r.Run(t.Context(), rec, []Workload{load, echo, fail, never})
+	err := r.Run(t.Context(), rec, []workload.Workload{load, echo, fail, never})
 	if err == nil || !strings.Contains(err.Error(), "workload fail: fail: command exited with status 1") {
 		t.Fatalf("got %v, want the failing workload named", err)
 	}
@@ -71,8 +72,8 @@ func TestRunnerServerGone(t *testing.T) {
 	srv.Close()
 	rec := NewRecord(time.Now())
 	r := &Runner{Target: Target{URL: url}}
-	w := Workload{Name: "w", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1}, Requests: 3}
-	err := r.Run(t.Context(), rec, []Workload{w})
+	w := workload.Workload{Name: "w", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1}, Requests: 3}
+	err := r.Run(t.Context(), rec, []workload.Workload{w})
 	if err == nil || !strings.Contains(err.Error(), "server stopped accepting connections") {
 		t.Errorf("got %v, want the server gone", err)
 	}

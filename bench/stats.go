@@ -7,29 +7,48 @@ import "math"
 // Student t distribution computed from the regularized incomplete beta
 // function (Numerical Recipes' continued fraction).
 
-// welch compares the means of b and a: their difference, a 95 % interval
-// of it, and the confidence that they differ (1 - the two-sided p-value).
-// ok is false with fewer than two values on either side.
-func welch(a, b []float64) (diff, lo, hi, conf float64, ok bool) {
+// spread is what two sets of round values show of the noise in a
+// difference between them: the difference of their means, its standard
+// error (Welch's, for unequal variances and counts) and the degrees of
+// freedom of that error.
+type spread struct{ diff, se, df float64 }
+
+// welch is the spread of b against a; ok is false with fewer than two
+// values on either side.
+func welch(a, b []float64) (s spread, ok bool) {
 	if len(a) < 2 || len(b) < 2 {
-		return 0, 0, 0, 0, false
+		return spread{}, false
 	}
 	ma, va := meanVar(a)
 	mb, vb := meanVar(b)
-	diff = mb - ma
 	sa, sb := va/float64(len(a)), vb/float64(len(b))
-	se := math.Sqrt(sa + sb)
-	if se == 0 {
-		if diff == 0 {
-			return 0, 0, 0, 0, true
-		}
-		return diff, diff, diff, 1, true
+	s = spread{diff: mb - ma, se: math.Sqrt(sa + sb)}
+	if s.se > 0 {
+		s.df = (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
 	}
-	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
-	t := math.Abs(diff) / se
-	conf = 1 - 2*(1-studentCDF(t, df))
-	q := studentQuantile(0.975, df)
-	return diff, diff - q*se, diff + q*se, conf, true
+	return s, true
+}
+
+// interval is a 95 % interval of a difference measured as center, with
+// this spread's noise.
+func (s spread) interval(center float64) (lo, hi float64) {
+	if s.se == 0 {
+		return center, center
+	}
+	q := studentQuantile(0.975, s.df)
+	return center - q*s.se, center + q*s.se
+}
+
+// confidence is how sure a difference measured as center is not zero:
+// 1 - the two-sided p-value of Student's t.
+func (s spread) confidence(center float64) float64 {
+	switch {
+	case center == 0:
+		return 0
+	case s.se == 0:
+		return 1
+	}
+	return 1 - 2*(1-studentCDF(math.Abs(center)/s.se, s.df))
 }
 
 // meanVar is the mean and the sample variance (n - 1).

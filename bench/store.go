@@ -1,24 +1,25 @@
 package bench
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/inputfile"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 )
 
 // Modes of what the store writes: records and server logs can hold what
-// the server printed, so only their owner reads them.
+// the server printed, so only their owner reads them (records are
+// written by statefile, in the same modes).
 const (
-	FileMode os.FileMode = 0o600
-	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = statefile.FileMode
+	DirMode  os.FileMode = statefile.DirMode
 )
 
 // RecordsDir is where records live under the state directory.
@@ -80,7 +81,7 @@ func (s *Store) DetailsPath(r *Record) string {
 // so it is 0600 in a 0700 directory (FileMode, DirMode).
 func (s *Store) Save(r *Record) (string, error) {
 	path := s.Path(r)
-	if err := atomicfile.Write(path, r.JSON(), FileMode); err != nil {
+	if err := statefile.Write(path, r); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	return path, nil
@@ -224,19 +225,18 @@ const MaxRecordSize = 64 << 20
 
 // Load reads one record file.
 func Load(path string) (*Record, error) {
-	data, err := inputfile.Read(path, MaxRecordSize)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
-		}
-		if inputerr.Is(err) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("read record: %w", err)
-	}
 	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("record file %s: not a record: %w", path, err)
+	var pathErr *fs.PathError
+	switch err := statefile.Read(path, MaxRecordSize, &r); {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("record file %s: %w", path, ErrNotFound)
+	case inputerr.Is(err):
+		return nil, err
+	case errors.As(err, &pathErr):
+		return nil, fmt.Errorf("read record: %w", err)
+	default:
+		return nil, fmt.Errorf("not a record: %w", err)
 	}
 	if r.Schema == 0 || r.ID == "" {
 		return nil, fmt.Errorf("record file %s: not a record (no schema or id)", path)

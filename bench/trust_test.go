@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/loadgen"
 	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
 )
 
 // urlRun runs the workloads against url as `bench --url` does, with the
 // failure budget given, and returns the saved record.
-func urlRun(t *testing.T, url string, budget string, workloads ...Workload) (*Record, error) {
+func urlRun(t *testing.T, url string, budget string, workloads ...workload.Workload) (*Record, error) {
 	t.Helper()
 	b, err := ParseFailureBudget(budget)
 	if err != nil {
@@ -42,7 +43,7 @@ func urlRun(t *testing.T, url string, budget string, workloads ...Workload) (*Re
 func TestLevelWith429RecordedOK(t *testing.T) {
 	srv := httptest.NewServer(&loadgentest.Server{Status: 429, StatusEvery: 2})
 	defer srv.Close()
-	w := Workload{Name: "shed", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1}, Requests: 10}
+	w := workload.Workload{Name: "shed", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1}, Requests: 10}
 	rec, err := urlRun(t, srv.URL, "", w)
 	if !errors.Is(err, ErrTooManyFailures) || !strings.Contains(err.Error(), "5 of 10 requests failed") {
 		t.Errorf("got %v, want ErrTooManyFailures counting 5 of 10", err)
@@ -89,8 +90,8 @@ func TestKill9LosesFinishedLevels(t *testing.T) {
 	store := &Store{Dir: t.TempDir()}
 	var mu sync.Mutex
 	var seen []string // status and level count of each checkpoint, read back from disk
-	quick := Workload{Name: "quick", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2}
-	slow := Workload{Name: "slow", API: loadgen.Generate, InputLen: 4, OutputLen: 50, Concurrency: []int{1}, Requests: 1}
+	quick := workload.Workload{Name: "quick", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2}
+	slow := workload.Workload{Name: "slow", API: loadgen.Generate, InputLen: 4, OutputLen: 50, Concurrency: []int{1}, Requests: 1}
 	rec := NewRecord(time.Now())
 	r := &Runner{Target: Target{URL: srv.URL}, Checkpoint: func() {
 		rec.Checkpoint()
@@ -112,7 +113,7 @@ func TestKill9LosesFinishedLevels(t *testing.T) {
 		seen = append(seen, back.Status+":"+string(rune('0'+n)))
 		mu.Unlock()
 	}}
-	if err := r.Run(t.Context(), rec, []Workload{quick, slow}); err != nil {
+	if err := r.Run(t.Context(), rec, []workload.Workload{quick, slow}); err != nil {
 		t.Fatal(err)
 	}
 	// As each of the 2 workloads starts and ends, and twice for each of
@@ -130,9 +131,9 @@ func TestSaveErrorPrintedTwice(t *testing.T) {
 	srv := httptest.NewServer(&loadgentest.Server{})
 	defer srv.Close()
 	var logs strings.Builder
-	w := Workload{Name: "w", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2}
+	w := workload.Workload{Name: "w", API: loadgen.Generate, InputLen: 4, OutputLen: 4, Concurrency: []int{1, 2}, Requests: 2}
 	store := &Store{Dir: "/dev/full/records"}
-	_, err := Run(t.Context(), RunSpec{URL: srv.URL, Workloads: []Workload{w}, Store: store, Record: NewRecord(time.Now()),
+	_, err := Run(t.Context(), RunSpec{URL: srv.URL, Workloads: []workload.Workload{w}, Store: store, Record: NewRecord(time.Now()),
 		Log: slog.New(slog.NewTextHandler(&logs, nil))}, nil)
 	if err == nil || !strings.Contains(err.Error(), "save record") {
 		t.Fatalf("got %v, want the save error", err)

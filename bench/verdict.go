@@ -12,9 +12,6 @@ import (
 // Judging a comparison: whether B is faster or slower than A beyond the
 // noise its rounds show.
 
-// significance is the confidence from which a difference is a verdict.
-const significance = 0.95
-
 // Better directions of metrics.
 const (
 	lowerIsBetter  = -1
@@ -33,6 +30,24 @@ func direction(metric string) int {
 	}
 	return neither
 }
+
+// minRounds is the fewest rounds on each side from which a level's noise
+// is judged: with two, Student's t has one or two degrees of freedom and a
+// 95 % interval runs to hundreds of percent.
+const minRounds = 3
+
+// Verdicts of a metric's delta.
+const (
+	// VerdictFaster and VerdictSlower: the metric's 95 % interval excludes
+	// 0, on the better or the worse side.
+	VerdictFaster = "faster"
+	VerdictSlower = "slower"
+	// VerdictNoise: the interval holds 0.
+	VerdictNoise = "within noise"
+	// VerdictTooFew: a side ran fewer than minRounds rounds of the level;
+	// its interval, if any, is shown but judges nothing.
+	VerdictTooFew = "too few rounds to judge"
+)
 
 // roundValues are a level's values of metric, one per round (the level's
 // own value when it ran once).
@@ -55,34 +70,47 @@ func roundValues(l LevelRecord, metric string) []float64 {
 	return out
 }
 
-// judge adds the interval, confidence and verdict of the rounds to d.
+// judge adds the metric's own interval, confidence and verdict to d, from
+// a and b, that metric's values in each round of the level. The interval
+// is centred on d's own delta (B - A of the level's values, as shown)
+// with the noise the rounds show (Welch's t, 95 %), so a delta always
+// lies inside its interval, and the verdict follows it: faster or slower
+// when it excludes 0, within noise when it holds 0, too few rounds to
+// judge when a side ran fewer than minRounds.
 func judge(d *MetricDelta, a, b []float64) {
 	d.RoundsA, d.RoundsB = len(a), len(b)
 	dir := direction(d.Metric)
-	if dir == neither {
+	if dir == neither || !d.HasDelta || d.A == 0 {
 		return
 	}
-	diff, lo, hi, conf, ok := welch(a, b)
+	tooFew := len(a) < minRounds || len(b) < minRounds
+	if tooFew {
+		d.Verdict = VerdictTooFew
+	}
+	s, ok := welch(a, b)
 	if !ok {
 		return
 	}
-	ma, _ := meanVar(a)
-	if ma == 0 {
+	diff, scale := d.B-d.A, 100/math.Abs(d.A)
+	lo, hi := s.interval(diff)
+	d.IntervalPct = &[2]float64{lo * scale, hi * scale}
+	if tooFew {
 		return
 	}
-	d.IntervalPct = &[2]float64{lo / math.Abs(ma) * 100, hi / math.Abs(ma) * 100}
-	d.Confidence = conf
+	d.Confidence = s.confidence(diff)
 	switch {
-	case conf < significance || diff == 0:
-		d.Verdict = "within noise"
+	case lo <= 0 && hi >= 0:
+		d.Verdict = VerdictNoise
 	case diff*float64(dir) > 0:
-		d.Verdict = "faster"
+		d.Verdict = VerdictFaster
 	default:
-		d.Verdict = "slower"
+		d.Verdict = VerdictSlower
 	}
 }
 
-func intervalText(m MetricDelta) string {
+// IntervalText is the metric's interval as a comparison shows it: empty
+// for a metric with no better direction, n/a when its rounds give none.
+func (m MetricDelta) IntervalText() string {
 	if m.IntervalPct == nil {
 		if direction(m.Metric) == neither {
 			return ""
@@ -92,15 +120,14 @@ func intervalText(m MetricDelta) string {
 	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", m.IntervalPct[0], m.IntervalPct[1])
 }
 
-func verdictText(m MetricDelta) string {
-	switch {
-	case m.Verdict == "":
-		if direction(m.Metric) != neither && (m.RoundsA < 2 || m.RoundsB < 2) {
-			return fmt.Sprintf("(rounds %d/%d)", m.RoundsA, m.RoundsB)
-		}
+// VerdictText is the verdict as a comparison shows it, with the
+// confidence, or the rounds that were too few to judge.
+func (m MetricDelta) VerdictText() string {
+	switch m.Verdict {
+	case "":
 		return ""
-	case m.Verdict == "within noise":
-		return fmt.Sprintf("within noise (%s)", confText(m.Confidence))
+	case VerdictTooFew:
+		return fmt.Sprintf("%s (rounds %d/%d)", VerdictTooFew, m.RoundsA, m.RoundsB)
 	}
 	return fmt.Sprintf("%s (%s)", m.Verdict, confText(m.Confidence))
 }
@@ -112,10 +139,15 @@ func confText(c float64) string {
 	return fmt.Sprintf("%.1f%%", c*100)
 }
 
+// judged reports whether the rounds judged the metric's noise.
+func (m MetricDelta) judged() bool {
+	return m.Verdict == VerdictFaster || m.Verdict == VerdictSlower || m.Verdict == VerdictNoise
+}
+
 // Slower lists the key metrics on which B is slower than A by more than
 // pct percent: judged slower beyond the noise of their rounds, or, for a
-// level of one round on either side (no noise known), by the point
-// difference alone.
+// level with too few rounds on either side to judge the noise (or a
+// command workload's metric), by the point difference alone.
 func (c Comparison) Slower(pct float64) []MetricDelta {
 	var out []MetricDelta
 	for _, m := range c.Metrics {
@@ -127,7 +159,7 @@ func (c Comparison) Slower(pct float64) []MetricDelta {
 		if worse <= pct {
 			continue
 		}
-		if m.IntervalPct == nil || m.Verdict == "slower" {
+		if !m.judged() || m.Verdict == VerdictSlower {
 			out = append(out, m)
 		}
 	}
@@ -139,10 +171,10 @@ func SlowerText(ms []MetricDelta, pct float64) string {
 	var parts []string
 	for _, m := range ms {
 		p := fmt.Sprintf("%s %s %s %+.1f%%", m.Workload, m.Level, m.Metric, m.DeltaPct)
-		if m.IntervalPct != nil {
-			p += " (" + verdictText(m) + ")"
+		if m.judged() {
+			p += " (" + m.VerdictText() + ")"
 		} else {
-			p += " (no rounds to judge the noise)"
+			p += fmt.Sprintf(" (too few rounds to judge the noise: %d/%d)", m.RoundsA, m.RoundsB)
 		}
 		parts = append(parts, p)
 	}

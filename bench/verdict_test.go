@@ -1,82 +1,30 @@
-package bench
+package bench_test
 
 import (
-	"bytes"
-	"math"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/benchtest"
 	"github.com/sglaunch/sglaunch/loadgen"
 )
 
-// TestStudentT checks the t distribution against tabulated values.
-func TestStudentT(t *testing.T) {
-	for _, tt := range []struct{ p, df, want float64 }{
-		{0.975, 1, 12.7062}, {0.975, 3, 3.18245}, {0.975, 10, 2.22814}, {0.975, 30, 2.04227}, {0.975, 1e6, 1.95996},
-	} {
-		if got := studentQuantile(tt.p, tt.df); math.Abs(got-tt.want) > 1e-3 {
-			t.Errorf("t(%v, df %v): got %.5f, want %.5f", tt.p, tt.df, got, tt.want)
-		}
-	}
-	if got := studentCDF(2.228139, 10); math.Abs(got-0.975) > 1e-6 {
-		t.Errorf("CDF(2.228, 10): got %v, want 0.975", got)
-	}
-}
-
-// TestWelch against Welch's t-test worked out by hand (numerical
-// integration of the t density for p): a = [10, 11, 12, 13],
-// b = [12, 13, 14, 15, 16]: se = 0.95743, t = 2.6112, df = 6.9808,
-// p = 0.034939, t(0.975, 6.98) = 2.3654.
-func TestWelch(t *testing.T) {
-	diff, lo, hi, conf, ok := welch([]float64{10, 11, 12, 13}, []float64{12, 13, 14, 15, 16})
-	if !ok || math.Abs(diff-2.5) > 1e-9 || math.Abs(conf-(1-0.034939)) > 1e-4 {
-		t.Errorf("got diff %v conf %v, want 2.5 and %.6f", diff, conf, 1-0.034939)
-	}
-	if math.Abs(lo-(2.5-2.3654*0.95743)) > 2e-3 || math.Abs(hi-(2.5+2.3654*0.95743)) > 2e-3 {
-		t.Errorf("interval [%v, %v], want [0.235, 4.765]", lo, hi)
-	}
-	if _, _, _, _, ok := welch([]float64{1}, []float64{1, 2}); ok {
-		t.Error("one value on a side gave an interval")
-	}
-}
-
-// roundsLevel is a c=8 level of the given per-round output throughputs
-// and median TTFTs.
-func roundsLevel(tput, ttft []float64) LevelRecord {
-	l := LevelRecord{LevelResult: loadgen.LevelResult{Level: loadgen.Level{Concurrency: 8}}}
-	var sumT, sumF float64
-	for i := range tput {
-		l.Rounds = append(l.Rounds, RoundRecord{Metrics: loadgen.Metrics{Completed: 8, OutputThroughput: tput[i], TTFT: loadgen.Dist{Median: ttft[i]}}})
-		sumT, sumF = sumT+tput[i], sumF+ttft[i]
-	}
-	l.Metrics = loadgen.Metrics{Completed: 8 * len(tput), OutputThroughput: sumT / float64(len(tput)), TTFT: loadgen.Dist{Median: sumF / float64(len(tput))}}
-	return l
-}
-
-func roundsRecord(id string, l LevelRecord) *Record {
-	r := NewRecord(time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC))
-	r.ID = id
-	r.Results = []WorkloadResult{{Workload: Workload{Name: "sweep", Rounds: len(l.Rounds)}, Status: StatusOK, Levels: []LevelRecord{l}}}
-	return r
-}
-
-func metricOf(c Comparison, name string) MetricDelta {
+func metricOf(c bench.Comparison, name string) bench.MetricDelta {
 	for _, m := range c.Metrics {
 		if m.Metric == name {
 			return m
 		}
 	}
-	return MetricDelta{}
+	return bench.MetricDelta{}
 }
 
 // TestCompareVerdicts: a difference inside the rounds' scatter is within
 // noise; one beyond it is faster or slower by the metric's direction; the
 // gate fails only on a judged slowdown larger than its threshold.
 func TestCompareVerdicts(t *testing.T) {
-	a := roundsRecord("aaaa", roundsLevel([]float64{1000, 1010, 990, 1005}, []float64{100, 101, 99, 100}))
-	noisy := roundsRecord("bbbb", roundsLevel([]float64{995, 1012, 985, 1000}, []float64{100.5, 99, 101.5, 100}))
-	c := Compare(a, noisy)
+	a := benchtest.RoundsRecord("aaaa", benchtest.RoundsLevel([]float64{1000, 1010, 990, 1005}, []float64{100, 101, 99, 100}))
+	noisy := benchtest.RoundsRecord("bbbb", benchtest.RoundsLevel([]float64{995, 1012, 985, 1000}, []float64{100.5, 99, 101.5, 100}))
+	c := bench.Compare(a, noisy)
 	if m := metricOf(c, "output_throughput"); m.Verdict != "within noise" || m.IntervalPct == nil || m.RoundsA != 4 {
 		t.Errorf("noisy throughput: got %+v, want within noise with an interval", m)
 	}
@@ -84,8 +32,8 @@ func TestCompareVerdicts(t *testing.T) {
 		t.Errorf("gate on noise: got %+v, want nothing", got)
 	}
 
-	slow := roundsRecord("cccc", roundsLevel([]float64{900, 905, 895, 902}, []float64{120, 121, 119, 122}))
-	c = Compare(a, slow)
+	slow := benchtest.RoundsRecord("cccc", benchtest.RoundsLevel([]float64{900, 905, 895, 902}, []float64{120, 121, 119, 122}))
+	c = bench.Compare(a, slow)
 	tp, ttft := metricOf(c, "output_throughput"), metricOf(c, "median_ttft_ms")
 	if tp.Verdict != "slower" || tp.Confidence < 0.99 || tp.IntervalPct[1] >= 0 {
 		t.Errorf("lower throughput: got %+v, want slower with an interval below 0", tp)
@@ -93,7 +41,7 @@ func TestCompareVerdicts(t *testing.T) {
 	if ttft.Verdict != "slower" || ttft.IntervalPct[0] <= 0 {
 		t.Errorf("higher TTFT: got %+v, want slower with an interval above 0", ttft)
 	}
-	if got := Compare(slow, a); metricOf(got, "output_throughput").Verdict != "faster" {
+	if got := bench.Compare(slow, a); metricOf(got, "output_throughput").Verdict != "faster" {
 		t.Errorf("the other way round: got %+v, want faster", metricOf(got, "output_throughput"))
 	}
 	if got := c.Slower(5); len(got) != 2 {
@@ -102,17 +50,86 @@ func TestCompareVerdicts(t *testing.T) {
 	if got := c.Slower(15); len(got) != 1 || got[0].Metric != "median_ttft_ms" {
 		t.Errorf("gate at 15%%: got %+v, want only TTFT", got)
 	}
-	if msg := SlowerText(c.Slower(15), 15); !strings.Contains(msg, "sweep c=8 median_ttft_ms +20.5% (slower (>99.9%))") {
+	if msg := bench.SlowerText(c.Slower(15), 15); !strings.Contains(msg, "sweep c=8 median_ttft_ms +20.5% (slower (>99.9%))") {
 		t.Errorf("gate message: %s", msg)
 	}
 
-	var out bytes.Buffer
-	if err := WriteComparison(&out, c, false); err != nil {
-		t.Fatal(err)
+}
+
+// TestCompareIntervals: each metric's interval comes from its own round
+// values and holds its own delta; with 2 rounds a side it is marked too few
+// to judge (no verdict of noise or speed, and the gate falls back to the
+// point difference), with 5 its verdict follows the interval.
+func TestCompareIntervals(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		a, b              []float64 // output throughput per round
+		verdict           string
+		judged, gateFails bool
+	}{
+		{"2 rounds, slower", []float64{1000, 1010}, []float64{900, 905}, bench.VerdictTooFew, false, true},
+		{"2 rounds, same", []float64{1000, 1010}, []float64{1002, 1008}, bench.VerdictTooFew, false, false},
+		{"5 rounds, slower", []float64{1000, 1010, 990, 1005, 995}, []float64{900, 905, 895, 902, 898}, bench.VerdictSlower, true, true},
+		{"5 rounds, same", []float64{1000, 1010, 990, 1005, 995}, []float64{1001, 1008, 992, 1004, 996}, bench.VerdictNoise, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ttft := make([]float64, len(tt.a))
+			for i := range ttft {
+				ttft[i] = 100 + float64(i)
+			}
+			c := bench.Compare(benchtest.RoundsRecord("aaaa", benchtest.RoundsLevel(tt.a, ttft)), benchtest.RoundsRecord("bbbb", benchtest.RoundsLevel(tt.b, ttft)))
+			m := metricOf(c, "output_throughput")
+			if m.Verdict != tt.verdict || m.IntervalPct == nil {
+				t.Fatalf("got verdict %q interval %v, want %q with an interval", m.Verdict, m.IntervalPct, tt.verdict)
+			}
+			if m.DeltaPct < m.IntervalPct[0] || m.DeltaPct > m.IntervalPct[1] {
+				t.Errorf("delta %+.1f%% lies outside its own interval %v", m.DeltaPct, *m.IntervalPct)
+			}
+			if judged := m.Confidence > 0; judged != tt.judged {
+				t.Errorf("confidence %v: judged %v, want %v", m.Confidence, judged, tt.judged)
+			}
+			if fails := len(c.Slower(5)) > 0; fails != tt.gateFails {
+				t.Errorf("gate at 5%%: fails %v, want %v (%s)", fails, tt.gateFails, bench.SlowerText(c.Slower(5), 5))
+			}
+		})
 	}
-	for _, want := range []string{"95% interval", "verdict", "output_throughput", "slower (>99.9%)", "Welch's t-test"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("comparison lacks %q:\n%s", want, out.String())
+}
+
+// TestCompareP99WithinNoiseOutsideItsInterval pins issue 24's compare
+// defect: rounds of one request each have the same median and p99, so the
+// median and p99 rows were given one interval, from the rounds' means,
+// while the p99 delta came from the pooled p99; a p99 delta of +26 %
+// lying outside [-10 %, +23 %] was labelled within noise. Each metric's
+// interval now holds its own delta, and the verdict follows it.
+func TestCompareP99WithinNoiseOutsideItsInterval(t *testing.T) {
+	level := func(ttft []float64, median, p99 float64) bench.LevelRecord {
+		l := bench.LevelRecord{LevelResult: loadgen.LevelResult{Level: loadgen.Level{Concurrency: 1},
+			Metrics: loadgen.Metrics{Completed: len(ttft), TTFT: loadgen.Dist{Median: median, P99: p99}}}}
+		for _, v := range ttft {
+			l.Rounds = append(l.Rounds, bench.RoundRecord{Metrics: loadgen.Metrics{Completed: 1, TTFT: loadgen.Dist{Median: v, P99: v}}})
 		}
+		return l
+	}
+	a := benchtest.RoundsRecord("aaaa", level([]float64{100, 102, 98, 101, 99}, 100, 101.96))
+	b := benchtest.RoundsRecord("bbbb", level([]float64{101, 99, 103, 100, 130}, 101, 128.92))
+	c := bench.Compare(a, b)
+	med, p99 := metricOf(c, "median_ttft_ms"), metricOf(c, "p99_ttft_ms")
+	if med.IntervalPct == nil || p99.IntervalPct == nil {
+		t.Fatalf("no interval: median %+v, p99 %+v", med, p99)
+	}
+	if *med.IntervalPct == *p99.IntervalPct {
+		t.Errorf("median and p99 share one interval %v", *med.IntervalPct)
+	}
+	for _, m := range []bench.MetricDelta{med, p99} {
+		if m.DeltaPct < m.IntervalPct[0] || m.DeltaPct > m.IntervalPct[1] {
+			t.Errorf("%s: delta %+.1f%% lies outside its own interval %v", m.Metric, m.DeltaPct, *m.IntervalPct)
+		}
+		holdsZero := m.IntervalPct[0] <= 0 && m.IntervalPct[1] >= 0
+		if (m.Verdict == bench.VerdictNoise) != holdsZero {
+			t.Errorf("%s: verdict %q for interval %v", m.Metric, m.Verdict, *m.IntervalPct)
+		}
+	}
+	if med.Verdict != bench.VerdictNoise || p99.Verdict != bench.VerdictSlower {
+		t.Errorf("verdicts: median %q, p99 %q; want within noise and slower", med.Verdict, p99.Verdict)
 	}
 }

@@ -8,6 +8,10 @@
 // first failure, named, stops every rank). verify --group asks rank 0
 // for every rank's observation over it.
 //
+// Rendezvous is a rank's whole part in the group's start (rank 0's
+// address check, listening or dialling, the wait), as package launch
+// calls it.
+//
 // Messages are JSON lines, bounded in size. A connection that names
 // another group, a rank out of range or a rank already present is
 // refused; observations are answered only to loopback clients. The

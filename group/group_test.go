@@ -137,8 +137,8 @@ func TestDriftedVariableRefusedNamingRank(t *testing.T) {
 	if !errors.As(errs[0], &me) {
 		t.Fatalf("rank 0: got %v, want a MismatchError", errs[0])
 	}
-	if len(me.Rows) != 1 || me.Rows[0].Rank != 2 || me.Rows[0].Setting != "NCCL_PROTO" {
-		t.Errorf("rows: %+v", me.Rows)
+	if len(me.Ranks) != 1 || me.Ranks[0].Rank != 2 || len(me.Ranks[0].Rows) != 1 || me.Ranks[0].Rows[0].Setting != "NCCL_PROTO" {
+		t.Errorf("rows: %+v", me.Ranks)
 	}
 	for r := 1; r <= 2; r++ {
 		if !errors.Is(errs[r], ErrRefused) || !strings.Contains(errs[r].Error(), "NCCL_PROTO") {

@@ -264,12 +264,15 @@ func (l *Leader) Rendezvous(ctx context.Context) (string, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var rows []Mismatch
+	var ranks []RankDiff
 	for r := 1; r < l.cfg.Nodes; r++ {
-		rows = append(rows, Compare(l.cfg.Self, l.workers[r].report)...)
+		w := l.workers[r].report
+		if rows := Compare(l.cfg.Self, w); len(rows) > 0 {
+			ranks = append(ranks, RankDiff{Rank: w.Rank, Node: w.Node, Rows: rows})
+		}
 	}
-	if len(rows) > 0 {
-		e := &MismatchError{Rows: rows}
+	if len(ranks) > 0 {
+		e := &MismatchError{Ranks: ranks}
 		for _, p := range l.workers {
 			p.c.send(message{Type: msgRefuse, Reason: "the group does not run one plan", Table: e.Error()})
 		}

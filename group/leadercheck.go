@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/cluster"
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -65,22 +66,24 @@ func CheckLeader(ctx context.Context, leader string, ports []Port, timeout time.
 		return fmt.Errorf("%w: %s is %s, and this host has %s; this host was placed as rank 0, so the orchestrator's first host must be this one",
 			ErrLeaderNotLocal, leader, joinIPs(ips), joinIPs(local))
 	}
-	return CheckPorts(ports)
+	return CheckPorts(ctx, ports)
 }
 
-// CheckPorts checks that each port is free and outside the kernel's
-// ephemeral range.
-func CheckPorts(ports []Port) error {
+// CheckPorts checks that each port is free (on every address: proc.CheckPort
+// binds it for a moment) and outside the kernel's ephemeral range.
+func CheckPorts(ctx context.Context, ports []Port) error {
 	lo, hi, rangeErr := ephemeralRange()
 	for _, p := range ports {
 		if rangeErr == nil && p.Port >= lo && p.Port <= hi {
 			return fmt.Errorf("%s %d is inside this host's ephemeral port range %d-%d (net.ipv4.ip_local_port_range), where any outgoing connection may take it; choose a port below %d", p.Name, p.Port, lo, hi, lo)
 		}
-		ln, err := net.Listen("tcp", ":"+strconv.Itoa(p.Port))
-		if err != nil {
-			return fmt.Errorf("%s %d is not free on this host: %w", p.Name, p.Port, err)
+		switch c := proc.CheckPort(ctx, ":"+strconv.Itoa(p.Port)); c.State {
+		case proc.PortFree:
+		case proc.PortUnbindable:
+			return fmt.Errorf("%s %d is not free on this host: %w", p.Name, p.Port, c.Err)
+		default:
+			return fmt.Errorf("%s %d is not free on this host: %s: %w", p.Name, p.Port, c.Problem(), c.Err)
 		}
-		ln.Close()
 	}
 	return nil
 }

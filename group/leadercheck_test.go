@@ -3,8 +3,12 @@ package group
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -87,5 +91,32 @@ func TestInterfaceIP(t *testing.T) {
 	}
 	if _, err := InterfaceIP("no-such-if0"); err == nil || !strings.Contains(err.Error(), "multinode.interface no-such-if0") {
 		t.Errorf("got %v, want an error naming multinode.interface", err)
+	}
+}
+
+// TestCheckPortsNamesHolder: a rank-0 port another process holds is
+// refused with the holder's pid, found by proc.CheckPort as preflight
+// finds it.
+func TestCheckPortsNamesHolder(t *testing.T) {
+	lo, _, err := ephemeralRange()
+	if err != nil {
+		t.Skipf("no ephemeral range to stay below: %v", err)
+	}
+	var ln net.Listener
+	for p := lo - 1; p > lo-2000 && p > 1024 && ln == nil; p-- {
+		ln, _ = net.Listen("tcp", ":"+strconv.Itoa(p))
+	}
+	if ln == nil {
+		t.Skip("no free port below the ephemeral range to hold")
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	err = CheckPorts(t.Context(), []Port{{"multinode.control_port", port}})
+	want := fmt.Sprintf("multinode.control_port %d is not free on this host: in use by pid %d", port, os.Getpid())
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want an error starting %q", err, want)
+	}
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("got %v, want it to wrap EADDRINUSE", err)
 	}
 }

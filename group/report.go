@@ -37,38 +37,52 @@ type File struct {
 	Size int64  `json:"size"`
 }
 
-// Mismatch is one way a rank differs from rank 0.
-type Mismatch struct {
-	Rank    int    `json:"rank"`
-	Node    string `json:"node"`
-	Kind    string `json:"kind"` // flag, env, python, module, sglang, model, gpus
-	Setting string `json:"setting"`
-	Leader  string `json:"rank0"`
-	Worker  string `json:"value"`
+// RankDiff is how one rank differs from rank 0: in each row, A is rank
+// 0's value and B this rank's.
+type RankDiff struct {
+	Rank int        `json:"rank"`
+	Node string     `json:"node"`
+	Rows []plan.Row `json:"rows"`
 }
 
 // Compare lists how w differs from rank 0's report r0, by the one
 // equality rule of plan.Diff for the plan (perf-relevant settings only:
 // the ranks' own flags, --node-rank above all, are perf-neutral), and
-// exactly for the SGLang version, the weight files and the GPUs.
-func Compare(r0, w Report) []Mismatch {
-	var out []Mismatch
+// exactly for the SGLang version, the weight files and the GPUs. Each
+// row's Where names w's rank and node.
+func Compare(r0, w Report) []plan.Row {
+	where := fmt.Sprintf("rank %d on %s", w.Rank, w.Node)
+	var out []plan.Row
 	add := func(kind, setting, a, b string) {
-		out = append(out, Mismatch{Rank: w.Rank, Node: w.Node, Kind: kind, Setting: setting, Leader: a, Worker: b})
+		out = append(out, rankRow(kind, setting, a, b, where))
 	}
 	a := plan.SideOfView(r0.Plan, "rank 0")
 	b := plan.SideOfView(w.Plan, "rank "+strconv.Itoa(w.Rank))
 	for _, r := range plan.PerfRows(plan.Diff(a, b)) {
-		add(r.Kind, r.Setting, cell(r.A, r.InA), cell(r.B, r.InB))
+		r.Where = where
+		out = append(out, r)
 	}
 	if r0.SGLang != w.SGLang && r0.SGLang != "" && w.SGLang != "" {
 		add("sglang", "SGLang version", r0.SGLang, w.SGLang)
 	}
-	out = append(out, compareModel(r0, w)...)
+	out = append(out, compareModel(r0, w, where)...)
 	if r0.GPUNote == "" && w.GPUNote == "" && !slices.Equal(r0.GPUs, w.GPUs) {
 		add("gpus", "GPUs", gpuSummary(r0.GPUs), gpuSummary(w.GPUs))
 	}
 	return out
+}
+
+// rankRow is a perf-relevant row of a fact beside the plan; "(absent)"
+// marks the side that lacks it.
+func rankRow(kind, setting, a, b, where string) plan.Row {
+	status := plan.Different
+	switch {
+	case b == "(absent)":
+		status, b = plan.Missing, ""
+	case a == "(absent)":
+		status, a = plan.Extra, ""
+	}
+	return plan.Row{Group: plan.Perf, Kind: kind, Setting: setting, A: a, B: b, Where: where}.WithStatus(status)
 }
 
 func cell(v string, present bool) string {
@@ -82,7 +96,7 @@ func cell(v string, present bool) string {
 }
 
 // compareModel compares the weight files when both ranks listed them.
-func compareModel(r0, w Report) []Mismatch {
+func compareModel(r0, w Report, where string) []plan.Row {
 	if r0.ModelNote != "" || w.ModelNote != "" {
 		return nil
 	}
@@ -90,9 +104,9 @@ func compareModel(r0, w Report) []Mismatch {
 	for _, f := range w.Model {
 		sizes[f.Name] = f.Size
 	}
-	var out []Mismatch
+	var out []plan.Row
 	row := func(setting, a, b string) {
-		out = append(out, Mismatch{Rank: w.Rank, Node: w.Node, Kind: "model", Setting: setting, Leader: a, Worker: b})
+		out = append(out, rankRow("model", setting, a, b, where))
 	}
 	seen := map[string]bool{}
 	for _, f := range r0.Model {
@@ -112,7 +126,7 @@ func compareModel(r0, w Report) []Mismatch {
 	const most = 20
 	if len(out) > most {
 		n := len(out) - most
-		out = append(out[:most], Mismatch{Rank: w.Rank, Node: w.Node, Kind: "model", Setting: fmt.Sprintf("(%d more weight files differ)", n)})
+		out = append(out[:most], plan.Row{Group: plan.Perf, Kind: "model", Setting: fmt.Sprintf("(%d more weight files differ)", n), Where: where}.WithStatus(plan.Different))
 	}
 	return out
 }
@@ -138,32 +152,33 @@ func gpuSummary(g []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// WriteMismatches writes the rows as a table, as verify's are.
-func WriteMismatches(w io.Writer, rows []Mismatch) error {
+// WriteMismatches writes the ranks' rows as a table, as verify's are.
+func WriteMismatches(w io.Writer, ranks []RankDiff) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RANK\tNODE\tKIND\tSETTING\tRANK 0\tTHIS RANK")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Rank, r.Node, r.Kind, r.Setting, r.Leader, r.Worker)
+	for _, d := range ranks {
+		for _, r := range d.Rows {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", d.Rank, d.Node, r.Kind, r.Setting, cell(r.A, r.InA), cell(r.B, r.InB))
+		}
 	}
 	return tw.Flush()
 }
 
 // MismatchError is a group refused before the load.
 type MismatchError struct {
-	Rows []Mismatch
+	Ranks []RankDiff
 }
 
 func (e *MismatchError) Error() string {
 	var ranks []string
-	for _, r := range e.Rows {
-		s := fmt.Sprintf("rank %d on %s", r.Rank, r.Node)
-		if !slices.Contains(ranks, s) {
-			ranks = append(ranks, s)
-		}
+	n := 0
+	for _, d := range e.Ranks {
+		ranks = append(ranks, fmt.Sprintf("rank %d on %s", d.Rank, d.Node))
+		n += len(d.Rows)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the group does not run one plan: %s differ from rank 0 in %d setting(s); nothing was loaded. Give every rank the same profile, interpreter, SGLang and model files:\n",
-		strings.Join(ranks, ", "), len(e.Rows))
-	WriteMismatches(&b, e.Rows)
+		strings.Join(ranks, ", "), n)
+	WriteMismatches(&b, e.Ranks)
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -1,20 +1,22 @@
 package health
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 )
 
 // keepLoads is how many successful loads History remembers per plan.
 const keepLoads = 10
+
+// maxHistoryBytes bounds a history file read: keepLoads loads with their
+// phases are a few KB.
+const maxHistoryBytes = 1 << 20
 
 // History remembers how long earlier successful loads of the same plan
 // (same fingerprint) took, in Dir/loads/<fingerprint>.json, to estimate
@@ -43,15 +45,12 @@ func (h History) read(fingerprint string) (historyFile, error) {
 	if h.Dir == "" || fingerprint == "" {
 		return f, nil
 	}
-	b, err := os.ReadFile(h.path(fingerprint))
+	err := statefile.Read(h.path(fingerprint), maxHistoryBytes, &f)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("read load history: %w", err)
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return historyFile{Fingerprint: fingerprint}, fmt.Errorf("read load history %s: %w", h.path(fingerprint), err)
+		return historyFile{Fingerprint: fingerprint}, fmt.Errorf("load history: %w", err)
 	}
 	return f, nil
 }
@@ -101,11 +100,7 @@ func (h History) Record(fingerprint string, l Load) error {
 	if len(f.Loads) > keepLoads {
 		f.Loads = f.Loads[len(f.Loads)-keepLoads:]
 	}
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record load: %w", err)
-	}
-	if err := atomicfile.Write(h.path(fingerprint), append(b, '\n'), 0o644); err != nil {
+	if err := statefile.Write(h.path(fingerprint), f); err != nil {
 		return fmt.Errorf("record load: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 // Priority prefixes journald reads at the start of a line (sd-daemon(3)),
@@ -60,7 +61,7 @@ func (j *journalLines) format(b []byte) []byte {
 			b = nil
 		}
 		if j.midLine {
-			out = appendStripped(out, line)
+			out = tail.AppendStripped(out, line)
 		} else {
 			out = j.appendLine(out, line)
 		}
@@ -78,7 +79,7 @@ func (j *journalLines) appendLine(out, line []byte) []byte {
 	var colour []byte
 	if bytes.IndexByte(line, 0x1b) >= 0 {
 		colour = colourPriority(line)
-		line = appendStripped(nil, line)
+		line = tail.AppendStripped(nil, line)
 	}
 	msg, rank, stamped := cutStamp(line)
 	p := j.priority(line, msg, colour)
@@ -221,46 +222,6 @@ func colourPriority(line []byte) []byte {
 	return nil
 }
 
-// appendStripped appends b without its terminal escape sequences: CSI
-// (colours, cursor moves), OSC (titles, links) and two-byte escapes.
-func appendStripped(out, b []byte) []byte {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, 0x1b)
-		if i < 0 {
-			return append(out, b...)
-		}
-		out = append(out, b[:i]...)
-		b = b[i+1:]
-		switch {
-		case len(b) == 0:
-		case b[0] == '[': // CSI: parameters and intermediates, then a final byte
-			k := 1
-			for k < len(b) && b[k] >= 0x20 && b[k] <= 0x3f {
-				k++
-			}
-			if k < len(b) && b[k] >= 0x40 && b[k] <= 0x7e {
-				k++
-			}
-			b = b[k:]
-		case b[0] == ']': // OSC: up to BEL or ESC \
-			k := 1
-			for k < len(b) && b[k] != 0x07 && b[k] != 0x1b {
-				k++
-			}
-			if k < len(b) && b[k] == 0x1b && k+1 < len(b) && b[k+1] == '\\' {
-				k++
-			}
-			if k < len(b) {
-				k++
-			}
-			b = b[k:]
-		default:
-			b = b[1:]
-		}
-	}
-	return out
-}
-
 // unfinishedEscape is where an escape sequence that b ends inside
 // starts, or -1.
 func unfinishedEscape(b []byte) int {
@@ -268,7 +229,7 @@ func unfinishedEscape(b []byte) int {
 	if i < 0 || bytes.IndexByte(b[i:], '\n') >= 0 {
 		return -1
 	}
-	if len(appendStripped(nil, b[i:])) > 0 || i+1 < len(b) && b[i+1] != '[' && b[i+1] != ']' {
+	if len(tail.AppendStripped(nil, b[i:])) > 0 || i+1 < len(b) && b[i+1] != '[' && b[i+1] != ']' {
 		return -1 // complete, with text after it, or a two-byte escape
 	}
 	seq := b[i+1:]

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 // TestJournalLines pins B5's level half: the server's lines reached the
@@ -105,14 +107,6 @@ func TestJournalLinesAcrossBlocks(t *testing.T) {
 	}
 }
 
-func TestTailStripsEscapes(t *testing.T) {
-	tl := &tail{}
-	tl.write([]byte("\x1b[1;31mboom\x1b[0m\n"))
-	if got := tl.lines(1); len(got) != 1 || got[0] != "boom" {
-		t.Errorf("got %q, want [boom]", got)
-	}
-}
-
 // The relay rewrites only for the journal: the stream JOURNAL_STREAM
 // names. Any other destination gets the bytes as written.
 func TestRelayToJournal(t *testing.T) {
@@ -133,7 +127,7 @@ func TestRelayToJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &output{tail: &tail{}}
+	o := &output{tail: &tail.Buffer{}}
 	o.relayLines(r, f)
 	o.relayLines(r2, other)
 	line := "[2026-06-01 12:00:00] ERROR:    boom\n"
@@ -156,7 +150,7 @@ func TestRelayToJournal(t *testing.T) {
 	if got := strings.Join(other.get(), ""); got != line {
 		t.Errorf("not the journal: got %q, want %q", got, line)
 	}
-	if got := o.tail.lines(1); len(got) != 1 || got[0]+"\n" != line {
+	if got := o.tail.Lines(1); len(got) != 1 || got[0]+"\n" != line {
 		t.Errorf("tail: got %q, want the line as written", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -52,7 +53,7 @@ func TestSecretSplitAcrossFlushNotMasked(t *testing.T) {
 				t.Fatal(err)
 			}
 			dst := &writes{}
-			o := &output{tail: &tail{}, secrets: secretBytes(testPlan().SecretValues())}
+			o := &output{tail: &tail.Buffer{}, secrets: secretBytes(testPlan().SecretValues())}
 			if mode == "lines" {
 				o.relayLines(r, dst)
 			} else {
@@ -72,7 +73,7 @@ func TestSecretSplitAcrossFlushNotMasked(t *testing.T) {
 			if got != want {
 				t.Errorf("relayed %q, want %q", got, want)
 			}
-			if tail := strings.Join(o.tail.lines(100), "\n"); strings.Contains(tail, "sk-live") || strings.Contains(tail, "zyxwvu") {
+			if tail := strings.Join(o.tail.Lines(100), "\n"); strings.Contains(tail, "sk-live") || strings.Contains(tail, "zyxwvu") {
 				t.Errorf("tail holds a secret: %q", tail)
 			}
 		})

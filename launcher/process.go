@@ -13,6 +13,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logfile"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/internal/tty"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -115,7 +116,7 @@ func (s *Process) start() error {
 		file = &lockedFile{f: f, w: logfile.New(f, s.opts.LogFile, func(msg string) { s.log.Warn(msg) })}
 	}
 	s.startedAt = time.Now()
-	s.out = &output{observe: s.opts.Observe, tail: &tail{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
+	s.out = &output{observe: s.opts.Observe, tail: &tail.Buffer{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
 	cmd := command(s.plan, s.opts.LaunchID)
 	var err error
 	if s.opts.Terminal {
@@ -387,7 +388,7 @@ func (s *Process) result() error {
 		Ran:        true,
 		DuringLoad: !s.isReady.Load(),
 		After:      endedAt.Sub(s.startedAt),
-		Tail:       s.out.tail.lines(tailLines),
+		Tail:       s.out.tail.Lines(tailLines),
 		end:        end,
 	}
 	if end.signal != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/logfile"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 const (
@@ -30,7 +31,7 @@ const (
 // tracker.
 type output struct {
 	observe func([]byte) // the load tracker; called from the relays
-	tail    *tail
+	tail    *tail.Buffer
 	file    *lockedFile // nil without --log-file
 	// secrets are masked wherever the output goes, by one masker per
 	// stream (see mask.go) that also catches a secret split across two
@@ -86,7 +87,7 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLine
 		_, _ = dst.Write(b)
 	}
 	o.file.write(b)
-	o.tail.write(b)
+	_, _ = o.tail.Write(b)
 	if o.observe != nil {
 		o.observe(b)
 	}

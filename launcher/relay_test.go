@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/logfile"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
@@ -43,7 +44,7 @@ func TestRelayLines(t *testing.T) {
 	dst := &writes{}
 	var seen []string
 	var mu sync.Mutex
-	o := &output{tail: &tail{}, observe: func(b []byte) {
+	o := &output{tail: &tail.Buffer{}, observe: func(b []byte) {
 		mu.Lock()
 		seen = append(seen, string(b))
 		mu.Unlock()
@@ -81,7 +82,7 @@ func TestLogFileGetsWholeLinesFromBothStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &output{tail: &tail{}, file: &lockedFile{f: f, w: logfile.New(f, f.Name(), nil)}}
+	o := &output{tail: &tail.Buffer{}, file: &lockedFile{f: f, w: logfile.New(f, f.Name(), nil)}}
 	var ws []*os.File
 	for range 2 {
 		r, w, err := pipe()
@@ -118,45 +119,6 @@ func TestLogFileGetsWholeLinesFromBothStreams(t *testing.T) {
 	for _, l := range lines {
 		if l != strings.Repeat("a", 100) && l != strings.Repeat("b", 100) {
 			t.Fatalf("mixed line %q", l)
-		}
-	}
-}
-
-func TestTailLines(t *testing.T) {
-	tests := []struct {
-		name   string
-		writes []string
-		n      int
-		want   []string
-	}{
-		{"empty", nil, 40, nil},
-		{"last n", []string{"a\nb\n", "c\nd\n"}, 3, []string{"b", "c", "d"}},
-		{"carriage returns", []string{"bar  10%\rbar 100%\r\n", "done\n"}, 40, []string{"bar 100%", "done"}},
-		{"no final newline", []string{"x\ny"}, 40, []string{"x", "y"}},
-		{"long line", []string{strings.Repeat("z", tailLineMax+5) + "\n"}, 40, []string{strings.Repeat("z", tailLineMax) + "... [5 more bytes]"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var tl tail
-			for _, w := range tt.writes {
-				tl.write([]byte(w))
-			}
-			got := tl.lines(tt.n)
-			if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestTailDropsCutLine(t *testing.T) {
-	var tl tail
-	tl.write([]byte("start of a line that will be cut\n"))
-	tl.write([]byte(strings.Repeat("x\n", tailBytes/2)))
-	got := tl.lines(tailBytes)
-	for _, l := range got {
-		if l != "x" {
-			t.Fatalf("got line %q after truncation, want only whole lines", l)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package plan
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/sglaunch/sglaunch/internal/redact"
@@ -42,37 +41,28 @@ type Side struct {
 
 // Side reduces the plan to what Diff compares, secrets intact.
 func (p *Plan) Side(label string) Side {
-	s := Side{Label: label, Fingerprint: p.Fingerprint, Python: p.Python, Module: p.Module,
-		Args: FlagMap(ArgvTail(p.Argv), true), Env: map[string]string{}}
+	env := make(map[string]string, len(p.Env))
 	for _, e := range p.Env {
-		s.Env[e.Name] = e.Value
+		env[e.Name] = e.Value
 	}
-	return s
+	return project(label, p.Fingerprint, p.Python, p.Module, p.Argv, env)
 }
 
 // SideOfView reduces a stored or printed plan to what Diff compares. The
 // fingerprint is recomputed by the current rules.
 func SideOfView(v View, label string) Side {
-	s := Side{Label: label, Fingerprint: FingerprintOf(v), Python: v.Python, Module: v.Module,
-		Args: FlagMap(ArgvTail(v.Argv), true), Env: maps.Clone(v.Env)}
+	return project(label, FingerprintOf(v), v.Python, v.Module, v.Argv, v.Env)
+}
+
+// project is the one projection of a plan for comparison: its flags in
+// canonical form (perf-neutral ones included) and its variables.
+func project(label, fingerprint, python, module string, argv []string, env map[string]string) Side {
+	s := Side{Label: label, Fingerprint: fingerprint, Python: python, Module: module,
+		Args: FlagMap(ArgvTail(argv), true), Env: maps.Clone(env)}
 	if s.Env == nil {
 		s.Env = map[string]string{}
 	}
 	return s
-}
-
-// DiffRow is one setting on which two sides differ.
-type DiffRow struct {
-	Group   string `json:"group"`
-	Kind    string `json:"kind"` // python, module, flag or env
-	Setting string `json:"setting"`
-	// A and B are the values (flag values joined by blanks, secrets
-	// masked; "" for a switch); InA and InB say whether each side has
-	// the setting at all.
-	A   string `json:"a"`
-	B   string `json:"b"`
-	InA bool   `json:"in_a"`
-	InB bool   `json:"in_b"`
 }
 
 // Diff lists the settings on which a and b differ, perf-relevant first,
@@ -83,8 +73,8 @@ type DiffRow struct {
 // where both sides know them. A setting both sides have but one holds only
 // masked (redact.Mask) is compared as unknown: a row in group Unknown,
 // never a match and never a difference. Masked values are never compared.
-func Diff(a, b Side) []DiffRow {
-	var rows []DiffRow
+func Diff(a, b Side) []Row {
+	var rows []Row
 	samePython := a.Python == b.Python
 	if a.Interpreter != "" && b.Interpreter != "" {
 		samePython = a.Interpreter == b.Interpreter
@@ -101,7 +91,7 @@ func Diff(a, b Side) []DiffRow {
 			if x.a == x.b { // one path, two interpreters: show what each runs
 				x.a, x.b = a.Interpreter, b.Interpreter
 			}
-			rows = append(rows, DiffRow{Group: Perf, Kind: x.kind, Setting: x.kind, A: x.a, B: x.b, InA: true, InB: true})
+			rows = append(rows, Row{Group: Perf, Kind: x.kind, Setting: x.kind, A: x.a, B: x.b}.WithStatus(Different))
 		}
 	}
 	for _, name := range sortedKeys(a.Args, b.Args) {
@@ -118,7 +108,7 @@ func Diff(a, b Side) []DiffRow {
 		case IsPerfNeutral(name):
 			group = Neutral
 		}
-		rows = append(rows, DiffRow{Group: group, Kind: "flag", Setting: name, A: flagText(name, va), B: flagText(name, vb), InA: okA, InB: okB})
+		rows = append(rows, Row{Group: group, Kind: "flag", Setting: name, A: flagText(name, va), B: flagText(name, vb)}.WithStatus(statusOf(okA, okB, masked)))
 	}
 	for _, name := range sortedKeys(a.Env, b.Env) {
 		va, okA := a.Env[name]
@@ -131,9 +121,9 @@ func Diff(a, b Side) []DiffRow {
 		if masked {
 			group = Unknown
 		}
-		rows = append(rows, DiffRow{Group: group, Kind: "env", Setting: name, A: redact.Value(name, va), B: redact.Value(name, vb), InA: okA, InB: okB})
+		rows = append(rows, Row{Group: group, Kind: "env", Setting: name, A: redact.Value(name, va), B: redact.Value(name, vb)}.WithStatus(statusOf(okA, okB, masked)))
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return groupRank(rows[i].Group) < groupRank(rows[j].Group) })
+	SortByGroup(rows)
 	return rows
 }
 
@@ -149,15 +139,18 @@ func groupRank(g string) int {
 	return 2
 }
 
-// PerfRows keeps the perf-relevant rows.
-func PerfRows(rows []DiffRow) []DiffRow {
-	var out []DiffRow
-	for _, r := range rows {
-		if r.Group == Perf {
-			out = append(out, r)
-		}
+// statusOf is the status of a setting that differs: which side has it,
+// or not compared when one holds only a mask.
+func statusOf(inA, inB, masked bool) string {
+	switch {
+	case masked:
+		return NotCompared
+	case !inB:
+		return Missing
+	case !inA:
+		return Extra
 	}
-	return out
+	return Different
 }
 
 // flagText joins a flag's values for display, secrets masked.

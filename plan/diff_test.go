@@ -28,7 +28,7 @@ func TestDiffComparesMaskedStrings(t *testing.T) {
 	legacy := record
 	legacy.Argv = argv(redact.Mask, redact.Mask)
 
-	rowsOf := func(rows []DiffRow) string {
+	rowsOf := func(rows []Row) string {
 		var out []string
 		for _, r := range rows {
 			out = append(out, r.Group+" "+r.Setting+" "+r.A+"|"+r.B)
@@ -60,5 +60,36 @@ func TestDiffComparesMaskedStrings(t *testing.T) {
 				t.Errorf("perf-relevant rows: %+v", PerfRows(rows))
 			}
 		})
+	}
+}
+
+// TestDiff: flags are compared in canonical form (--tp is --tp-size,
+// 0.88 is 0.880), each side's missing settings are shown absent, and
+// perf-neutral flags apart.
+func TestDiff(t *testing.T) {
+	aArgv := []string{"/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--tp", "2", "--trust-remote-code", "--mem-fraction-static", "0.88"}
+	bArgv := []string{"/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--tp-size", "2", "--trust-remote-code", "--mem-fraction-static", "0.880", "--port", "31000", "--api-key", "sk-1"}
+	a := SideOfView(View{Python: "/usr/bin/python3", Argv: aArgv, Env: map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "LL"}}, "a")
+	b := SideOfView(View{Python: "/usr/bin/python3", Argv: bArgv, Env: map[string]string{"NCCL_ALGO": "Tree", "NCCL_DEBUG": "INFO"}}, "b")
+	rows := Diff(a, b)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Group+" "+r.Status+" "+r.Setting+" "+r.A+"|"+r.B)
+	}
+	want := []string{
+		"perf-relevant DIFFERENT NCCL_ALGO Ring|Tree",
+		"perf-relevant EXTRA NCCL_DEBUG |INFO",
+		"perf-relevant MISSING NCCL_PROTO LL|",
+		"perf-neutral EXTRA --api-key |<redacted>",
+		"perf-neutral EXTRA --port |31000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(PerfRows(rows)) != 3 {
+		t.Errorf("perf rows: %+v", PerfRows(rows))
+	}
+	if rows := Diff(a, a); len(rows) != 0 {
+		t.Errorf("a side differs from itself: %v", rows)
 	}
 }

@@ -8,8 +8,11 @@
 // The package owns what a plan means: the managed environment, the
 // perf-neutral flags, the canonical form of every flag (its SGLang name
 // and its value by the catalog's type), the fingerprint over that form,
-// the typed settings, the redacted View that records store, and Diff,
-// the one rule by which two plans (or a plan and a deployment) are equal.
+// the typed settings, the redacted View that records store, the one
+// projection of a plan for comparison (Side), Diff, the one rule by
+// which two plans are equal, and Row, the one row type for a setting
+// compared, wherever it is (verify, diff, bench compare, a group's ranks,
+// serve's "benchmarked:" line).
 //
 // It is portable and pure: it starts no process, reads no /proc, opens
 // no socket, and never imports launcher or any package that does.

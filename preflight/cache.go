@@ -3,15 +3,15 @@ package preflight
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
+	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"regexp"
 
 	"github.com/sglaunch/sglaunch/catalog"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 )
 
 // cacheEntry is what one SGLang install told preflight: its flags (from
@@ -45,6 +45,10 @@ func newFlagCache(o *Options, python string) *flagCache {
 	return c
 }
 
+// maxCacheBytes bounds a cache entry read: SGLang's flags, typed, with
+// their help texts, are a few hundred KB.
+const maxCacheBytes = 16 << 20
+
 var reUnsafe = regexp.MustCompile(`[^A-Za-z0-9.+_-]`)
 
 func (c *flagCache) path(version string) string {
@@ -69,12 +73,12 @@ func (c *flagCache) load(p hostprobe.Python) (*cacheEntry, bool) {
 		return nil, false
 	}
 	path := c.path(p.SGLangVersion)
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var e cacheEntry
+	err := statefile.Read(path, maxCacheBytes, &e)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false
 	}
-	var e cacheEntry
-	if err := json.Unmarshal(b, &e); err != nil || len(e.Flags) == 0 {
+	if err != nil || len(e.Flags) == 0 {
 		c.log.Debug("preflight cache: unreadable entry", "path", path, "err", err)
 		return nil, false
 	}
@@ -90,11 +94,7 @@ func (c *flagCache) store(e *cacheEntry) {
 	if c.dir == "" {
 		return
 	}
-	b, err := json.Marshal(e)
-	if err == nil {
-		err = atomicfile.Write(c.path(e.Version), b, 0o644)
-	}
-	if err != nil {
+	if err := statefile.Write(c.path(e.Version), e); err != nil {
 		c.log.Debug("preflight cache: not written", "err", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 // gpuErr says why the query listed no GPU, or nil when it listed some.
@@ -15,7 +16,7 @@ func gpuErr(q hostprobe.GPUQuery) error {
 	case q.Run.Err != nil:
 		return q.Run.Err
 	case len(q.GPUs) == 0:
-		return fmt.Errorf("no GPU listed (output %q)", hostprobe.Tail(q.Run.Stdout, 2))
+		return fmt.Errorf("no GPU listed (output %q)", tail.Line(q.Run.Stdout, 2))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,9 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -100,64 +101,28 @@ func findConfigBelow(dir string) string {
 
 // checkPort binds the server's address for a moment: a port another
 // process listens on would make the server fail only after the load.
-func checkPort(plan *plan.Plan) []Finding {
+func checkPort(ctx context.Context, plan *plan.Plan) []Finding {
 	host, port := plan.Host(), plan.Port()
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	s := subject{CheckPort, addr, ""}
 	if w, ok := plan.Provenance["args.port"]; ok {
 		s.where = "args.port (" + w + ")"
 	}
-	l, err := net.Listen("tcp", addr)
-	if err == nil {
-		l.Close()
+	c := proc.CheckPort(ctx, addr)
+	switch c.State {
+	case proc.PortFree:
 		return []Finding{s.pass("free")}
-	}
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
+	case proc.PortInUse:
 		who := ""
-		if p := portOwner(port); p != "" {
-			who = " by " + p
+		if h := c.Holder.String(); h != "" {
+			who = " by " + h
 		}
 		return []Finding{s.fail(fmt.Sprintf("port %d is in use%s: the server would load the model and then fail to bind", port, who),
 			"stop what listens there, or choose another port (--set args.port=N)")}
-	case errors.Is(err, syscall.EADDRNOTAVAIL):
+	case proc.PortNotLocal:
 		return []Finding{s.fail(fmt.Sprintf("%s is not an address of this host", host), "bind 127.0.0.1, 0.0.0.0 or one of this host's addresses")}
-	case errors.Is(err, syscall.EACCES):
+	case proc.PortDenied:
 		return []Finding{s.fail(fmt.Sprintf("binding port %d needs privileges this user lacks", port), "use a port above 1023")}
 	}
-	return []Finding{s.fail(fmt.Sprintf("cannot bind %s: %v", addr, err), "check --host and --port")}
-}
-
-// portOwner names the process listening on a TCP port ("pid 123
-// (python3)"), or "" when it cannot tell.
-func portOwner(port int) string {
-	inodes := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			fields := strings.Fields(line)
-			if len(fields) < 10 || fields[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			_, hexPort, _ := strings.Cut(fields[1], ":")
-			if p, err := strconv.ParseInt(hexPort, 16, 32); err == nil && int(p) == port {
-				inodes["socket:["+fields[9]+"]"] = true
-			}
-		}
-	}
-	if len(inodes) == 0 {
-		return ""
-	}
-	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
-	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && inodes[target] {
-			pid := strings.Split(fd, "/")[2]
-			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
-			return fmt.Sprintf("pid %s (%s)", pid, strings.TrimSpace(string(comm)))
-		}
-	}
-	return ""
+	return []Finding{s.fail(fmt.Sprintf("cannot bind %s: %v", addr, c.Err), "check --host and --port")}
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -15,7 +16,7 @@ const CheckMultiNode = "multinode"
 // checkMultiNode checks what a multi-node plan needs before the load:
 // SGLang's own rule that the nodes divide the TP size (it asserts it at
 // start), where this rank sits, and on rank 0 the ports it will take.
-func checkMultiNode(p *plan.Plan) []Finding {
+func checkMultiNode(ctx context.Context, p *plan.Plan) []Finding {
 	m := p.MultiNode
 	if !m.Enabled() {
 		return nil
@@ -44,7 +45,7 @@ func checkMultiNode(p *plan.Plan) []Finding {
 	}
 	ports := group.RankZeroPorts(p)
 	ps := subject{CheckMultiNode, "rank 0 ports", "multinode.control_port, multinode.dist_init_port"}
-	if err := group.CheckPorts(ports); err != nil {
+	if err := group.CheckPorts(ctx, ports); err != nil {
 		return append(out, ps.fail(err.Error(), "choose free ports below the ephemeral range (multinode.control_port, multinode.dist_init_port)"))
 	}
 	var list []string

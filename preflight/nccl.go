@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
-	"github.com/sglaunch/sglaunch/verify"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 )
 
 // ncclSpecial are the variables with their own parser in NCCL.
@@ -89,7 +89,7 @@ func checkNCCL(items []envItem, o *Options) []Finding {
 // ncclConfItems lists what NCCL's config files set for the server:
 // $NCCL_CONF_FILE (relative to the server's directory) or ~/.nccl.conf,
 // then /etc/nccl.conf, each variable the environment leaves unset, read
-// by verify.NCCLConf as verify reads them. NCCL applies them at its first
+// by hostprobe.NCCLConf as verify reads them. NCCL applies them at its first
 // call, so they are checked like the environment: a typo in the file
 // fails as it would in env:.
 func ncclConfItems(items []envItem, o *Options) ([]envItem, []Finding) {
@@ -97,7 +97,7 @@ func ncclConfItems(items []envItem, o *Options) ([]envItem, []Finding) {
 	if f := env["NCCL_CONF_FILE"]; f != "" && !strings.HasPrefix(f, "~") {
 		env["NCCL_CONF_FILE"] = resolvePath(f, o)
 	}
-	entries, err := verify.NCCLConf(env)
+	entries, err := hostprobe.NCCLConf(env)
 	if err != nil {
 		s := subject{CheckNCCL, "NCCL_CONF_FILE", "nccl.conf"}
 		return nil, []Finding{s.warn("cannot read NCCL's config file: "+err.Error()+"; its settings are not checked", "make it a readable text file of NAME=VALUE lines")}

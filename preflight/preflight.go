@@ -98,7 +98,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 	go func() { defer wg.Done(); site = SiteHooks(ctx, plan, o.AllowSiteOverrides, o.Dir) }()
 	nccl := checkNCCL(items, o)
 	torch := checkTorchEnv(items, o)
-	port := checkPort(plan)
+	port := checkPort(ctx, plan)
 	wg.Wait()
 
 	uses := py.args.Split(plan.Argv[3:])
@@ -112,7 +112,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkDropped(plan),
 		checkModels(plan, uses, items, o),
 		port,
-		checkMultiNode(plan),
+		checkMultiNode(ctx, plan),
 		checkGPUs(uses, items, gpus, py),
 		{site},
 	} {

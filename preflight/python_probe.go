@@ -12,6 +12,7 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -170,7 +171,7 @@ func describeErr(err error, stderr []byte) string {
 			msg = ee.String()
 		}
 	}
-	if t := hostprobe.Tail(stderr, 3); t != "" {
+	if t := tail.Line(stderr, 3); t != "" {
 		msg += ": " + t
 	}
 	return msg

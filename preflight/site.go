@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/plan"
-	"github.com/sglaunch/sglaunch/verify"
 )
 
 // SiteHooks runs the plan's interpreter with the plan's environment, as
@@ -22,7 +22,7 @@ func SiteHooks(ctx context.Context, p *plan.Plan, allow bool, dir string) Findin
 	for _, v := range p.Env {
 		watch = append(watch, v.Name)
 	}
-	changes, err := verify.ProbeSite(ctx, p.Python, p.Environ, dir, watch)
+	changes, err := hostprobe.ProbeSite(ctx, p.Python, p.Environ, dir, watch)
 	if err != nil {
 		return s.warn("python start-up check skipped: "+err.Error(), "")
 	}

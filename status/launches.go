@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 )
 
 // Launches counts the launches of one profile on this host, in
@@ -30,6 +29,9 @@ type Launches struct {
 // Restarts is the launches before this one.
 func (l Launches) Restarts() int { return max(l.Count-1, 0) }
 
+// maxLaunchesBytes bounds a launch count's file read: it is a few lines.
+const maxLaunchesBytes = 64 << 10
+
 func launchesFile(dir, profile string) string {
 	return filepath.Join(dir, "launches", strings.ReplaceAll(profile, string(os.PathSeparator), "_")+".json")
 }
@@ -38,15 +40,12 @@ func launchesFile(dir, profile string) string {
 // when there is no file.
 func ReadLaunches(dir, profile string) (Launches, error) {
 	l := Launches{Profile: profile}
-	b, err := os.ReadFile(launchesFile(dir, profile))
+	err := statefile.Read(launchesFile(dir, profile), maxLaunchesBytes, &l)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
 	}
 	if err != nil {
-		return l, fmt.Errorf("launch count: %w", err)
-	}
-	if err := json.Unmarshal(b, &l); err != nil {
-		return Launches{Profile: profile}, fmt.Errorf("launch count %s: %w", launchesFile(dir, profile), err)
+		return Launches{Profile: profile}, fmt.Errorf("launch count: %w", err)
 	}
 	return l, nil
 }
@@ -74,11 +73,7 @@ func RecordExit(dir, profile string, x Exit) error {
 }
 
 func writeLaunches(dir string, l Launches) error {
-	b, err := json.MarshalIndent(l, "", "  ")
-	if err != nil {
-		return fmt.Errorf("launch count: %w", err)
-	}
-	if err := atomicfile.Write(launchesFile(dir, l.Profile), append(b, '\n'), 0o644); err != nil {
+	if err := statefile.Write(launchesFile(dir, l.Profile), l); err != nil {
 		return fmt.Errorf("launch count: %w", err)
 	}
 	return nil

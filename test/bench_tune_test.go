@@ -183,7 +183,7 @@ bench:
 // used; a bad dataset file is an input error before any server starts.
 func TestBenchDatasets(t *testing.T) {
 	e := newEnv(t)
-	src, _ := filepath.Abs("../bench/testdata")
+	src, _ := filepath.Abs("../bench/workload/testdata")
 	for _, f := range []string{"sharegpt-sample.json", "prompts.jsonl"} {
 		b, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {

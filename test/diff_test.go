@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // TestDiff compares a profile, a bench record and running deployments.
@@ -45,5 +47,38 @@ func TestDiff(t *testing.T) {
 	_, stderr, code = e.Run("diff", "port:"+strconv.Itoa(port), "kimi-on-sim")
 	if code != 2 || !strings.Contains(stderr, "nothing listens on port") {
 		t.Errorf("nothing running: exit %d, want 2\n%s", code, stderr)
+	}
+}
+
+// TestDiffWorkerOnlyNCCLProtoDrift pins issue 19's second defect through
+// the binary and the sim: one TP worker runs NCCL_PROTO=Simple under a
+// plan with LL. verify reported NCCL_PROTO DIFFERENT while `diff plan
+// running` read the server process alone and showed no NCCL_PROTO row
+// (exit 0). Both now give the same verdict, naming the worker.
+func TestDiffWorkerOnlyNCCLProtoDrift(t *testing.T) {
+	e := newEnv(t)
+	port := testkit.FreePort(t)
+	e.Profile("kimi-on-sim", kimiOnSim(t, port))
+	argv, planEnv := planOf(t, e, "--profile", "kimi-on-sim")
+	env := handEnv(planEnv["PYTHONPATH"], "SGLANG_SIM_WORKER_ENV=NCCL_PROTO=Simple", "SGLANG_SIM_WORKER_ENV_RANK=1")
+	for k, v := range planEnv {
+		env[k] = v
+	}
+	srv := startByHand(t, argv, env)
+	waitHealthy(t, port)
+	worker := "env of pid " + strconv.Itoa(rankPID(t, srv.Process.Pid, 1))
+	pid := "pid:" + strconv.Itoa(srv.Process.Pid)
+
+	stdout, stderr, code := e.Run("verify", "--profile", "kimi-on-sim", "--pid", strconv.Itoa(srv.Process.Pid))
+	if code != 1 || !lineWith(stdout, "DIFFERENT", "NCCL_PROTO", "Simple", worker) {
+		t.Fatalf("verify: exit %d, want 1 with NCCL_PROTO DIFFERENT in %s\n%s%s", code, worker, stdout, stderr)
+	}
+	stdout, stderr, code = e.Run("diff", "profile:kimi-on-sim", pid)
+	if code != 1 || !lineWith(stdout, "DIFFERENT", "NCCL_PROTO", "LL", "Simple", worker) {
+		t.Errorf("diff plan running: exit %d, want 1 with verify's NCCL_PROTO row\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = e.Run("diff", pid, "profile:kimi-on-sim")
+	if code != 1 || !lineWith(stdout, "NCCL_PROTO", "Simple", "LL") {
+		t.Errorf("diff running plan: exit %d, want 1 with the NCCL_PROTO row\n%s%s", code, stdout, stderr)
 	}
 }

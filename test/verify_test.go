@@ -154,7 +154,7 @@ func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
 		t.Fatalf("verify: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
 	var report struct {
-		Rows []struct{ Setting, Status, Observed, Where string }
+		Rows []struct{ Setting, Status, B, Where string }
 	}
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
 			algo = append(algo, r.Status)
 		case "NCCL_PROTO":
 			if r.Status != "MATCH" {
-				proto = append(proto, r.Status+" "+r.Observed+" "+r.Where)
+				proto = append(proto, r.Status+" "+r.B+" "+r.Where)
 			}
 		}
 	}

@@ -11,12 +11,12 @@ import (
 )
 
 // keyedServer stands in for SGLang under --api-key KEY: every path but
-// /health* wants "Authorization: Bearer KEY" and answers 401 otherwise,
+// /health* and /ready* wants "Authorization: Bearer KEY" and answers 401 otherwise,
 // as sglang/srt/utils/auth.py does.
 func keyedServer(t *testing.T, key string) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/health") && r.Header.Get("Authorization") != "Bearer "+key {
+		if !strings.HasPrefix(r.URL.Path, "/health") && !strings.HasPrefix(r.URL.Path, "/ready") && r.Header.Get("Authorization") != "Bearer "+key {
 			w.WriteHeader(http.StatusUnauthorized)
 			w.Write([]byte(`{"error":"Unauthorized"}`))
 			return
@@ -60,11 +60,11 @@ func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url := keyedServer(t, key)
 			l := &Located{URL: url, How: "url " + url}
-			rep, err := runLocated(t.Context(), tt.exp, Target{URL: url, APIKey: tt.envKey}, l)
+			d, err := ReadLocated(t.Context(), Target{URL: url, APIKey: tt.envKey}, &tt.exp, l)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			o := rep.Observed
+			o := d.Observed
 			if tt.wantErr != "" {
 				if !strings.Contains(o.ServerInfoErr, url+tt.wantErr) {
 					t.Errorf("got server_info error %q, want it to name %s%s", o.ServerInfoErr, url, tt.wantErr)

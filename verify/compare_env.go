@@ -17,9 +17,9 @@ import (
 // without them has not drifted.
 func envGroup(name, want string) string {
 	if plan.IsLauncherEnv(name, want) {
-		return Neutral
+		return plan.Neutral
 	}
-	return Perf
+	return plan.Perf
 }
 
 // effective is a variable's value as one process sees it, and where that
@@ -55,8 +55,8 @@ func effectiveEnv(o *Observation, name string, p Process) effective {
 
 // compareEnv compares the expected managed variables with what every
 // observed process sees.
-func compareEnv(exp Expected, o *Observation) []Row {
-	var rows []Row
+func compareEnv(exp Expected, o *Observation) []plan.Row {
+	var rows []plan.Row
 	procs := o.procsWithEnv()
 	if len(procs) == 0 {
 		return nil
@@ -77,7 +77,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			}
 		}
 		if allMatch {
-			row := Row{Group: envGroup(name, want), Kind: "env", Setting: name, Status: Match, Expected: show(name, want), Observed: show(name, want), Where: describeWhere(groups)}
+			row := plan.Row{Group: envGroup(name, want), Kind: "env", Setting: name, Status: plan.Match, A: show(name, want), B: show(name, want), Where: describeWhere(groups)}
 			if w := groups[0].eff.where; strings.HasPrefix(w, "site hook") || strings.HasPrefix(w, "nccl.conf") {
 				row.Note = "not from the environment sglaunch gives"
 			}
@@ -85,16 +85,16 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			continue
 		}
 		for _, g := range groups {
-			row := Row{Group: envGroup(name, want), Kind: "env", Setting: name, Expected: show(name, want), Where: g.label()}
+			row := plan.Row{Group: envGroup(name, want), Kind: "env", Setting: name, A: show(name, want), Where: g.label()}
 			switch {
 			case !g.eff.present:
-				row.Status = Missing
+				row.Status = plan.Missing
 			case g.eff.value != want:
-				row.Status, row.Observed = Different, show(name, g.eff.value)
+				row.Status, row.B = plan.Different, show(name, g.eff.value)
 				if set, ok := overwrittenBySGLang(exp, name); ok && !g.hasServer(o.ServerPID) {
 					// SGLang itself replaced the plan's value: what the
 					// workers run with, said as such, not a deployment fault.
-					row.Status, row.Note = Overridden, set.note()
+					row.Status, row.Note = plan.Overridden, set.note()
 				}
 			default:
 				continue
@@ -113,9 +113,9 @@ func compareEnv(exp Expected, o *Observation) []Row {
 			if !g.eff.present {
 				continue
 			}
-			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Extra, Observed: show(name, g.eff.value), Where: g.label()}
+			row := plan.Row{Group: plan.Perf, Kind: "env", Setting: name, Status: plan.Extra, B: show(name, g.eff.value), Where: g.label()}
 			if set, ok := setBySGLang(name); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
-				row.Group, row.Note = Neutral, set.note()
+				row.Group, row.Note = plan.Neutral, set.note()
 			}
 			rows = append(rows, row)
 		}
@@ -126,15 +126,15 @@ func compareEnv(exp Expected, o *Observation) []Row {
 // unknownEnv reports a variable whose expected value is masked: UNKNOWN
 // where a process has it (the real value cannot be compared with a mask),
 // MISSING where none does.
-func unknownEnv(exp Expected, name string, groups []procGroup, show func(string, string) string) []Row {
-	var rows []Row
+func unknownEnv(exp Expected, name string, groups []procGroup, show func(string, string) string) []plan.Row {
+	var rows []plan.Row
 	for _, g := range groups {
-		row := Row{Group: envGroup(name, exp.Env[name]), Kind: "env", Setting: name, Expected: exp.Env[name], Where: g.label()}
+		row := plan.Row{Group: envGroup(name, exp.Env[name]), Kind: "env", Setting: name, A: exp.Env[name], Where: g.label()}
 		if g.eff.present {
-			row.Status, row.Observed = Unknown, show(name, g.eff.value)
+			row.Status, row.B = plan.NotCompared, show(name, g.eff.value)
 			row.Note = "stored masked in " + exp.Label + ": not compared"
 		} else {
-			row.Status = Missing
+			row.Status = plan.Missing
 		}
 		rows = append(rows, row)
 	}

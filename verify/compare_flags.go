@@ -21,14 +21,14 @@ func display(f plan.Flag) string {
 
 func groupOf(canonical string) string {
 	if plan.IsPerfNeutral(canonical) {
-		return Neutral
+		return plan.Neutral
 	}
-	return Perf
+	return plan.Perf
 }
 
 // compareFlags compares the expected argv with the server's argv and,
 // where the server answered, with its parsed arguments.
-func compareFlags(exp Expected, o *Observation) []Row {
+func compareFlags(exp Expected, o *Observation) []plan.Row {
 	expUses := plan.Flags(plan.ArgvTail(exp.Argv))
 	srv, haveProc := o.Server()
 	obsIndex := map[string]plan.Flag{}
@@ -43,39 +43,39 @@ func compareFlags(exp Expected, o *Observation) []Row {
 	if haveProc {
 		where = fmt.Sprintf("argv of pid %d", srv.PID)
 	}
-	var rows []Row
+	var rows []plan.Row
 	seen := map[string]bool{}
 	for _, e := range expUses {
 		seen[e.Name] = true
-		row := Row{Group: groupOf(e.Name), Kind: "flag", Setting: e.Name, Expected: display(e), Where: where}
+		row := plan.Row{Group: groupOf(e.Name), Kind: "flag", Setting: e.Name, A: display(e), Where: where}
 		ob, inArgv := obsIndex[e.Name]
 		siVal, siOK := o.serverInfoValue(e)
 		switch {
 		case slices.ContainsFunc(e.Values, redact.IsMasked) && (inArgv || siOK):
 			// Never compare a masked value: equal masks say nothing.
-			row.Status, row.Observed = Unknown, redact.Mask
+			row.Status, row.B = plan.NotCompared, redact.Mask
 			if inArgv {
-				row.Observed = display(ob)
+				row.B = display(ob)
 			}
 			row.Note = "stored masked in " + exp.Label + ": not compared"
 		case inArgv && slices.Equal(e.Values, ob.Values):
-			row.Status, row.Observed = Match, display(ob)
+			row.Status, row.B = plan.Match, display(ob)
 			if siOK && !siAgrees(e, siVal) && simpleFlag(e.Spec) {
-				row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.Spec.Dest
+				row.Status, row.B, row.Where = plan.Different, formatSI(siVal), "server_info "+e.Spec.Dest
 				row.Note = "the command line says " + display(ob)
 			}
 		case inArgv:
-			row.Status, row.Observed = Different, display(ob)
+			row.Status, row.B = plan.Different, display(ob)
 		case siOK && siAgrees(e, siVal):
-			row.Status, row.Observed, row.Where = Match, formatSI(siVal), "server_info "+e.Spec.Dest
+			row.Status, row.B, row.Where = plan.Match, formatSI(siVal), "server_info "+e.Spec.Dest
 			row.Note = "not on the command line; the server's value agrees"
 		case !haveProc && siOK:
-			row.Status, row.Observed, row.Where = Different, formatSI(siVal), "server_info "+e.Spec.Dest
+			row.Status, row.B, row.Where = plan.Different, formatSI(siVal), "server_info "+e.Spec.Dest
 		case !haveProc:
-			row.Status, row.Where = Missing, "server_info"
+			row.Status, row.Where = plan.Missing, "server_info"
 			row.Note = "no process to read and no value in server_info"
 		default:
-			row.Status = Missing
+			row.Status = plan.Missing
 			if siOK {
 				row.Note = "server_info " + e.Spec.Dest + "=" + formatSI(siVal)
 			}
@@ -87,7 +87,7 @@ func compareFlags(exp Expected, o *Observation) []Row {
 			continue
 		}
 		u := obsIndex[name]
-		rows = append(rows, Row{Group: groupOf(name), Kind: "flag", Setting: name, Status: Extra, Observed: display(u), Where: where})
+		rows = append(rows, plan.Row{Group: groupOf(name), Kind: "flag", Setting: name, Status: plan.Extra, B: display(u), Where: where})
 	}
 	return rows
 }

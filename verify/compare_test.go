@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 func expected() Expected {
@@ -35,10 +38,10 @@ func env(kv ...string) map[string]string {
 func rowsText(r *Report) string {
 	var out []string
 	for _, row := range r.Rows {
-		if row.Status == Match {
+		if row.Status == plan.Match {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s %s->%s @%s", row.Status, row.Setting, row.Expected, row.Observed, row.Where))
+		out = append(out, fmt.Sprintf("%s %s %s->%s @%s", row.Status, row.Setting, row.A, row.B, row.Where))
 	}
 	return strings.Join(out, "\n")
 }
@@ -77,13 +80,13 @@ func TestCompare(t *testing.T) {
 		},
 		{
 			name:  "a site hook overrides the environment",
-			o:     &Observation{ServerPID: 100, Procs: []Process{{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}}, Site: []SiteChange{{Name: "NCCL_ALGO", Before: "Ring", After: "Tree", File: "/venv/sitecustomize.py", Line: 3}}},
+			o:     &Observation{ServerPID: 100, Procs: []Process{{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}}, Site: []hostprobe.SiteChange{{Name: "NCCL_ALGO", Before: "Ring", After: "Tree", File: "/venv/sitecustomize.py", Line: 3}}},
 			drift: 1,
 			want:  "DIFFERENT NCCL_ALGO Ring->Tree @site hook /venv/sitecustomize.py:3",
 		},
 		{
 			name:  "nccl.conf fills an unset variable: extra; the environment wins over it: no drift",
-			o:     obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL"), NCCLConf: []ConfEntry{{Name: "NCCL_DEBUG", Value: "INFO", File: "/etc/nccl.conf"}}}),
+			o:     obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL"), NCCLConf: []hostprobe.ConfEntry{{Name: "NCCL_DEBUG", Value: "INFO", File: "/etc/nccl.conf"}}}),
 			drift: 1,
 			want:  "EXTRA NCCL_DEBUG ->INFO @nccl.conf /etc/nccl.conf",
 		},
@@ -118,5 +121,61 @@ func TestCompareServerInfo(t *testing.T) {
 	var sb strings.Builder
 	if err := r.WriteText(&sb); err != nil || !strings.Contains(sb.String(), "DRIFT: 1 perf-relevant") {
 		t.Errorf("text report:\n%s", sb.String())
+	}
+}
+
+// TestExpectedOfDeployment: diff of two deployments takes the first's
+// server as the expected side and judges every process of the second.
+func TestExpectedOfDeployment(t *testing.T) {
+	a := obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL", "HOME=/root")})
+	exp := ExpectedOf(a, "deployment pid 100")
+	if exp.Env["NCCL_PROTO"] != "LL" || exp.Env["HOME"] != "" || len(exp.EnvOrder) != 2 {
+		t.Fatalf("expected side %+v: want the managed variables only", exp)
+	}
+	if rows := Compare(exp, a).Differences(); len(rows) != 0 {
+		t.Errorf("a deployment differs from itself: %+v", rows)
+	}
+	worker := Process{PID: 201, PPID: 200, Argv: []string{"sglang::scheduler_TP1"}, Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=Simple")}
+	b := obs(Process{PID: 200, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}, worker)
+	if got := rowsText(Compare(exp, b)); got != "DIFFERENT NCCL_PROTO LL->Simple @env of pid 201" {
+		t.Errorf("got rows:\n%s\nwant the worker's NCCL_PROTO", got)
+	}
+}
+
+// TestWriteDiff: a diff against a deployment shows verify's columns
+// (status and where), one table per group; a diff of plans only the
+// values, "-" where a side lacks the setting.
+func TestWriteDiff(t *testing.T) {
+	rows := []plan.Row{
+		plan.Row{Group: plan.Perf, Kind: "env", Setting: "NCCL_PROTO", A: "LL", B: "Simple", Where: "env of pid 102"}.WithStatus(plan.Different),
+		plan.Row{Group: plan.Neutral, Kind: "flag", Setting: "--port", A: "30000", Where: "argv of pid 100"}.WithStatus(plan.Missing),
+	}
+	var b strings.Builder
+	if err := WriteDiff(&b, Heading{Label: "profile p", Fingerprint: "0123456789abcdef"}, Heading{Label: "deployment pid 100"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := `A: profile p (fingerprint 0123456789ab)
+B: deployment pid 100
+
+perf-relevant
+STATUS     SETTING     A   B       WHERE
+DIFFERENT  NCCL_PROTO  LL  Simple  env of pid 102
+
+perf-neutral
+STATUS   SETTING  A      B  WHERE
+MISSING  --port   30000  -  argv of pid 100
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	for i := range rows {
+		rows[i].Where = ""
+	}
+	b.Reset()
+	if err := WriteDiff(&b, Heading{Label: "a"}, Heading{Label: "b"}, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "SETTING     A   B\nNCCL_PROTO  LL  Simple\n") || strings.Contains(b.String(), "STATUS") {
+		t.Errorf("a diff of plans:\n%s", b.String())
 	}
 }

@@ -3,82 +3,76 @@ package verify
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// SideOf reduces an expected plan to what plan.Diff compares, its values
-// as it holds them: real from a plan, secrets masked from a record
-// (plan.Diff compares a masked value as unknown).
-func SideOf(e Expected) plan.Side {
-	s := plan.Side{Label: e.Label, Fingerprint: e.Fingerprint, Python: e.Python, Module: e.Module, SGLang: e.SGLang,
-		Args: plan.FlagMap(plan.ArgvTail(e.Argv), true), Env: map[string]string{}}
-	if e.Interpreter != nil {
-		s.Interpreter = e.Interpreter.key()
-	}
-	for k, v := range e.Env {
-		s.Env[k] = v
-	}
-	return s
-}
-
-// SideOfDeployment reduces an observed deployment to what plan.Diff
-// compares: the server's argv, what it runs (its interpreter, resolved,
-// and the SGLang version it reports), and what the server process sees
-// of each managed variable and of each variable in planned (the other
-// side's, as verify compares every variable the plan sets: PYTHONPATH
-// too).
-func SideOfDeployment(o *Observation, label string, managed []string, planned map[string]string) plan.Side {
-	s := plan.Side{Label: label, Args: map[string][]string{}, Env: map[string]string{}, SGLang: o.Version}
+// ExpectedOf takes an observed deployment's server as the expected side,
+// for a diff of two deployments: its command line, the interpreter it
+// runs, the SGLang it reports, and the value it sees of each managed
+// variable (a site hook's or nccl.conf's where those set it).
+func ExpectedOf(o *Observation, label string) Expected {
+	e := Expected{Label: label, Env: map[string]string{}, Managed: plan.DefaultManaged, Interpreter: o.Interpreter, SGLang: o.Version}
 	srv, ok := o.Server()
 	if !ok {
-		return s
+		return e
 	}
+	e.Argv = srv.Argv
 	if len(srv.Argv) > 0 {
-		s.Python = srv.Argv[0]
+		e.Python = srv.Argv[0]
 	}
-	if o.Interpreter != nil {
-		s.Interpreter = o.Interpreter.key()
-	}
-	s.Args = plan.FlagMap(plan.ArgvTail(srv.Argv), true)
-	for name := range envNames(o, srv) {
-		if _, ok := planned[name]; !ok && !plan.MatchManaged(managed, name) {
+	for _, name := range slices.Sorted(maps.Keys(envNames(o, srv))) {
+		if !plan.MatchManaged(e.Managed, name) {
 			continue
 		}
 		if eff := effectiveEnv(o, name, srv); eff.present {
-			s.Env[name] = eff.value // real: plan.Diff masks for display
+			e.Env[name] = eff.value
+			e.EnvOrder = append(e.EnvOrder, name)
 		}
 	}
-	return s
+	return e
 }
 
-// WithRuntime adds what a resolved expected side runs (see Resolve) to
-// the plan's side: its interpreter and SGLang version.
-func WithRuntime(s plan.Side, exp Expected) plan.Side {
-	if exp.Interpreter != nil {
-		s.Interpreter = exp.Interpreter.key()
-	}
-	if exp.SGLang != "" {
-		s.SGLang = exp.SGLang
-	}
-	return s
+// Heading names one side of a diff.
+type Heading struct {
+	Label       string
+	Fingerprint string // "" when the side has none (a deployment)
 }
 
 // WriteDiff prints the rows as a table under a header naming both sides.
-func WriteDiff(w io.Writer, a, b plan.Side, rows []plan.DiffRow) error {
+// Against a deployment (rows that say where they were seen), each row
+// shows its status and WHERE cell too, as verify's report does.
+func WriteDiff(w io.Writer, a, b Heading, rows []plan.Row) error {
 	fmt.Fprintf(w, "A: %s%s\nB: %s%s\n", a.Label, fp(a.Fingerprint), b.Label, fp(b.Fingerprint))
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "\nno differences")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	observed := slices.ContainsFunc(rows, func(r plan.Row) bool { return r.Where != "" })
+	var tw *tabwriter.Writer
 	group := ""
-	for _, r := range rows {
-		if r.Group != group {
+	for i, r := range rows {
+		if i == 0 || r.Group != group {
+			if tw != nil {
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
 			group = r.Group
-			fmt.Fprintf(tw, "\n%s\t\t\n", group)
-			fmt.Fprintln(tw, "SETTING\tA\tB")
+			fmt.Fprintf(w, "\n%s\n", group)
+			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			if observed {
+				fmt.Fprintln(tw, "STATUS\tSETTING\tA\tB\tWHERE")
+			} else {
+				fmt.Fprintln(tw, "SETTING\tA\tB")
+			}
+		}
+		if observed {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Status, r.Setting, cell(r, r.A, r.InA), cell(r, r.B, r.InB), r.WhereText())
+			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Setting, cell(r, r.A, r.InA), cell(r, r.B, r.InB))
 	}
@@ -87,7 +81,7 @@ func WriteDiff(w io.Writer, a, b plan.Side, rows []plan.DiffRow) error {
 
 // cell shows one side of a row: "-" when absent, (set) for a switch,
 // "" for an empty variable.
-func cell(r plan.DiffRow, v string, present bool) string {
+func cell(r plan.Row, v string, present bool) string {
 	switch {
 	case !present:
 		return "-"
@@ -106,5 +100,5 @@ func fp(f string) string {
 	return " (fingerprint " + short(f) + ")"
 }
 
-// PerfDiffers reports whether any row is perf-relevant.
-func PerfDiffers(rows []plan.DiffRow) bool { return len(plan.PerfRows(rows)) > 0 }
+// PerfDiffers reports whether any row decides a verdict.
+func PerfDiffers(rows []plan.Row) bool { return len(plan.PerfRows(rows)) > 0 }

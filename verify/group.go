@@ -3,13 +3,12 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/sglaunch/sglaunch/group"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // RankReport is one rank's verify in a group.
@@ -32,22 +31,23 @@ type GroupReport struct {
 	Unchecked int `json:"unchecked"`
 }
 
-// RunGroup verifies rank 0, located here (l, as Locate found it for t),
-// and every other rank from the observation its sglaunch sent
-// (group.ObserveAll's items).
-func RunGroup(ctx context.Context, exp Expected, t Target, l *Located, observed []group.Observed) (*GroupReport, error) {
-	r0, err := runLocated(ctx, exp, t, l)
+// RunGroup reads every rank of the multi-node server whose rank 0 t
+// names (here) and judges each against exp: rank 0 as this host observes
+// it, every other rank as its own sglaunch observed itself.
+func RunGroup(ctx context.Context, exp Expected, t Target) (*GroupReport, error) {
+	t.Group = true
+	d, err := Read(ctx, t, &exp)
 	if err != nil {
-		return nil, fmt.Errorf("rank 0: %w", err)
+		return nil, err
 	}
-	exp = r0.Expected
-	g := &GroupReport{Expected: exp, Ranks: []RankReport{{Rank: 0, Node: "this host", Report: r0}}}
-	for _, o := range observed {
+	exp = Resolve(ctx, exp)
+	g := &GroupReport{Expected: exp, Ranks: []RankReport{{Rank: 0, Node: "this host", Report: Compare(exp, d.Observed)}}}
+	for _, o := range d.Ranks {
 		rr := RankReport{Rank: o.Rank, Node: o.Node}
-		if obs, err := WorkerObservation(o); err != nil {
-			rr.Error = err.Error()
+		if o.Err != nil {
+			rr.Error = o.Err.Error()
 		} else {
-			rr.Report = Compare(exp, obs)
+			rr.Report = Compare(exp, o.Observed)
 		}
 		g.Ranks = append(g.Ranks, rr)
 	}
@@ -59,19 +59,6 @@ func RunGroup(ctx context.Context, exp Expected, t Target, l *Located, observed 
 		g.Drift += r.Drift
 	}
 	return g, nil
-}
-
-// WorkerObservation reads one worker's observation as rank 0 relayed
-// it; the error says why there is none.
-func WorkerObservation(o group.Observed) (*Observation, error) {
-	if o.Error != "" {
-		return nil, errors.New(o.Error)
-	}
-	var obs Observation
-	if err := json.Unmarshal(o.Data, &obs); err != nil {
-		return nil, fmt.Errorf("its observation is unreadable: %w", err)
-	}
-	return &obs, nil
 }
 
 // OK reports whether every rank was checked and matches.
@@ -106,7 +93,7 @@ func (g *GroupReport) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	for _, grp := range []string{Perf, Neutral} {
+	for _, grp := range []string{plan.Perf, plan.Neutral} {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		n := 0
 		for _, r := range g.Ranks {
@@ -122,7 +109,7 @@ func (g *GroupReport) WriteText(w io.Writer) error {
 					fmt.Fprintln(tw, "RANK\tSTATUS\tSETTING\tEXPECTED\tOBSERVED\tWHERE")
 				}
 				n++
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Rank, row.Status, row.Setting, dash(row.Expected), dash(row.Observed), row.whereText())
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Rank, row.Status, row.Setting, dash(row.A), dash(row.B), row.WhereText())
 			}
 		}
 		if err := tw.Flush(); err != nil {

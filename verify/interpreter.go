@@ -157,24 +157,24 @@ func (e Expected) environ() []string {
 
 // compareRuntime compares the interpreter and the SGLang version, where
 // both sides are known.
-func compareRuntime(exp Expected, o *Observation) []Row {
-	var rows []Row
+func compareRuntime(exp Expected, o *Observation) []plan.Row {
+	var rows []plan.Row
 	if exp.Interpreter != nil && exp.Interpreter.Exe != "" && o.Interpreter != nil {
 		obs := *o.Interpreter
-		row := Row{Group: Perf, Kind: "python", Setting: "python", Expected: exp.Python, Observed: obs.Path,
+		row := plan.Row{Group: plan.Perf, Kind: "python", Setting: "python", A: exp.Python, B: obs.Path,
 			Where: fmt.Sprintf("/proc/%d/exe", o.ServerPID)}
 		if exp.Interpreter.Same(obs) {
-			row.Status, row.Note = Match, "runs "+obs.describe()
+			row.Status, row.Note = plan.Match, "runs "+obs.describe()
 		} else {
-			row.Status, row.Note = Different, "expected runs "+exp.Interpreter.describe()+", the server runs "+obs.describe()
+			row.Status, row.Note = plan.Different, "expected runs "+exp.Interpreter.describe()+", the server runs "+obs.describe()
 		}
 		rows = append(rows, row)
 	}
 	if exp.SGLang != "" && o.Version != "" {
-		row := Row{Group: Perf, Kind: "version", Setting: "sglang version", Expected: exp.SGLang, Observed: o.Version, Where: "server_info"}
-		row.Status = Match
+		row := plan.Row{Group: plan.Perf, Kind: "version", Setting: "sglang version", A: exp.SGLang, B: o.Version, Where: "server_info"}
+		row.Status = plan.Match
 		if exp.SGLang != o.Version {
-			row.Status = Different
+			row.Status = plan.Different
 		}
 		rows = append(rows, row)
 	}

@@ -118,19 +118,26 @@ func TestCompareRuntime(t *testing.T) {
 
 // TestDeploymentSideReadsPlannedNames pins B3's other half: diff read
 // only managed names on the live side, so a PYTHONPATH the plan sets
-// showed as drift on a deployment that matched exactly.
+// showed as drift on a deployment that matched exactly. diff now judges
+// a deployment as verify does, which reads every name the plan sets.
 func TestDeploymentSideReadsPlannedNames(t *testing.T) {
 	o := obs(Process{PID: 7, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "PYTHONPATH=/sim", "HOME=/root")})
-	planned := map[string]string{"NCCL_ALGO": "Ring", "PYTHONPATH": "/sim"}
-	s := SideOfDeployment(o, "deployment", plan.DefaultManaged, planned)
-	if s.Env["PYTHONPATH"] != "/sim" {
-		t.Errorf("PYTHONPATH not read: %v", s.Env)
+	exp := expected()
+	exp.Env = map[string]string{"NCCL_ALGO": "Ring", "PYTHONPATH": "/sim"}
+	exp.EnvOrder = []string{"NCCL_ALGO", "PYTHONPATH"}
+	exp.Argv = serverArgv()
+	r := Compare(exp, o)
+	seen := map[string]string{}
+	for _, row := range r.Rows {
+		seen[row.Setting] = row.Status
 	}
-	if _, ok := s.Env["HOME"]; ok {
-		t.Errorf("HOME read: neither managed nor planned: %v", s.Env)
+	if seen["PYTHONPATH"] != plan.Match {
+		t.Errorf("PYTHONPATH not read: %v", seen)
 	}
-	rows := plan.Diff(plan.Side{Env: planned, Args: s.Args}, s)
-	if len(rows) != 0 {
+	if _, ok := seen["HOME"]; ok {
+		t.Errorf("HOME read: neither managed nor planned: %v", seen)
+	}
+	if rows := r.Differences(); len(rows) != 0 {
 		t.Errorf("differences on a matching deployment: %+v", rows)
 	}
 }

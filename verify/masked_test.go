@@ -27,7 +27,7 @@ func TestVerifyRecordComparesMaskedSecrets(t *testing.T) {
 	for _, row := range r.Rows {
 		got[row.Setting] = row.Status
 	}
-	for setting, want := range map[string]string{"--max-total-tokens": Match, "NCCL_IB_PKEY": Match, "--api-key": Unknown, "SGLANG_HF_TOKEN": Unknown} {
+	for setting, want := range map[string]string{"--max-total-tokens": plan.Match, "NCCL_IB_PKEY": plan.Match, "--api-key": plan.NotCompared, "SGLANG_HF_TOKEN": plan.NotCompared} {
 		if got[setting] != want {
 			t.Errorf("%s: got %s, want %s\n%s", setting, got[setting], want, rowsText(r))
 		}

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
@@ -32,7 +34,7 @@ type Process struct {
 	EnvUnreadable bool `json:"env_unreadable,omitempty"`
 	// NCCLConf lists what NCCL's config files would fill in for this
 	// process's environment.
-	NCCLConf []ConfEntry `json:"nccl_conf,omitempty"`
+	NCCLConf []hostprobe.ConfEntry `json:"nccl_conf,omitempty"`
 }
 
 // MarshalJSON writes the process with secret values masked in its argv
@@ -47,16 +49,16 @@ func (p Process) MarshalJSON() ([]byte, error) {
 
 // Observation is what verify saw of a live deployment.
 type Observation struct {
-	ServerPID     int            `json:"server_pid"`
-	Procs         []Process      `json:"processes"` // the server first, then its descendants
-	URL           string         `json:"url,omitempty"`
-	ServerInfo    map[string]any `json:"-"`
-	ServerInfoAt  string         `json:"server_info_endpoint,omitempty"`
-	ServerInfoErr string         `json:"server_info_error,omitempty"`
-	Version       string         `json:"server_version,omitempty"`
-	Site          []SiteChange   `json:"site_changes"`
-	SiteErr       string         `json:"site_probe_error,omitempty"`
-	Python        string         `json:"python,omitempty"`
+	ServerPID     int                    `json:"server_pid"`
+	Procs         []Process              `json:"processes"` // the server first, then its descendants
+	URL           string                 `json:"url,omitempty"`
+	ServerInfo    map[string]any         `json:"-"`
+	ServerInfoAt  string                 `json:"server_info_endpoint,omitempty"`
+	ServerInfoErr string                 `json:"server_info_error,omitempty"`
+	Version       string                 `json:"server_version,omitempty"`
+	Site          []hostprobe.SiteChange `json:"site_changes"`
+	SiteErr       string                 `json:"site_probe_error,omitempty"`
+	Python        string                 `json:"python,omitempty"`
 	// Interpreter is what the server process runs (/proc/PID/exe).
 	Interpreter *Interpreter `json:"interpreter,omitempty"`
 }
@@ -70,12 +72,12 @@ func (o *Observation) Server() (Process, bool) {
 }
 
 // Observe reads the deployment whose server is pid (0: none, only url)
-// and whose HTTP address is url ("" when unknown). managed names the
-// variables the site probe watches. /server_info is asked with the
-// server's own --api-key when its command line tells it, else with
-// apiKey ("": none).
+// and whose HTTP address is url ("" when unknown): its processes, their
+// NCCL config files, what site initialisation does in its interpreter,
+// and /server_info, asked with apiKey ("": none; Read chooses it by the
+// one rule, apiKey). managed names the variables the site probe watches.
 func Observe(ctx context.Context, pid int, url string, managed []string, apiKey string) (*Observation, error) {
-	o := &Observation{ServerPID: pid, URL: url, Site: []SiteChange{}}
+	o := &Observation{ServerPID: pid, URL: url, Site: []hostprobe.SiteChange{}}
 	if pid > 0 {
 		if !proc.Alive(pid) {
 			return nil, fmt.Errorf("server pid %d: %w", pid, ErrGone)
@@ -91,27 +93,23 @@ func Observe(ctx context.Context, pid int, url string, managed []string, apiKey 
 		o.probeSite(ctx, managed)
 	}
 	if url != "" {
-		if srv, ok := o.Server(); ok {
-			if k := argvAPIKey(srv.Argv); k != "" {
-				apiKey = k
-			}
-		}
 		o.serverInfo(ctx, apiKey)
 	}
 	return o, nil
 }
 
-// argvAPIKey is the --api-key an SGLang command line (or a plan's argv)
-// gives, "" when none or when it is masked.
-func argvAPIKey(argv []string) string {
-	key := ""
-	if v := plan.FlagMap(plan.ArgvTail(argv), true)["--api-key"]; len(v) > 0 {
-		key = v[len(v)-1]
+// ObserveRank is a worker rank's observation of its own server (pid),
+// for rank 0's verify --group: its processes, site hooks and NCCL config
+// files (a worker serves no /server_info), as JSON.
+func ObserveRank(ctx context.Context, pid int, managed []string) ([]byte, error) {
+	if pid == 0 {
+		return nil, errors.New("its server is not running")
 	}
-	if key == redact.Mask {
-		return ""
+	o, err := Observe(ctx, pid, "", managed, "")
+	if err != nil {
+		return nil, err
 	}
-	return key
+	return json.Marshal(o)
 }
 
 func readProcess(pid int) Process {
@@ -133,7 +131,7 @@ func readProcess(pid int) Process {
 		return p
 	}
 	p.Env = proc.EnvMap(env)
-	if conf, err := NCCLConf(p.Env); err == nil {
+	if conf, err := hostprobe.NCCLConf(p.Env); err == nil {
 		p.NCCLConf = conf
 	}
 	return p
@@ -165,7 +163,7 @@ func (o *Observation) probeSite(ctx context.Context, managed []string) {
 	if len(managed) == 0 {
 		managed = plan.DefaultManaged
 	}
-	changes, err := ProbeSite(ctx, python, environ, cwd, managed)
+	changes, err := hostprobe.ProbeSite(ctx, python, environ, cwd, managed)
 	if err != nil {
 		o.SiteErr = err.Error()
 		return

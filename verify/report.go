@@ -10,52 +10,11 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// Statuses of a row.
-const (
-	Match     = "MATCH"
-	Missing   = "MISSING"
-	Different = "DIFFERENT"
-	Extra     = "EXTRA"
-	// Overridden: SGLang itself replaced the plan's value in its workers
-	// (a documented rewrite, see sglangSets): shown, not drift.
-	Overridden = "OVERRIDDEN"
-	// Unknown: the expected value is masked (a record stores secrets
-	// masked), so it cannot be compared: neither a match nor drift.
-	Unknown = "UNKNOWN"
-)
-
-// Groups of a row: perf-relevant settings decide the verdict; perf-neutral
-// ones (the fingerprint's list) are shown apart.
-const (
-	Perf    = plan.Perf
-	Neutral = plan.Neutral
-)
-
-// Row is one setting compared.
-type Row struct {
-	Group    string `json:"group"`
-	Kind     string `json:"kind"` // flag or env
-	Setting  string `json:"setting"`
-	Status   string `json:"status"`
-	Expected string `json:"expected,omitempty"`
-	Observed string `json:"observed,omitempty"`
-	Where    string `json:"where,omitempty"`
-	Note     string `json:"note,omitempty"`
-}
-
-// whereText is the row's WHERE cell: where it was seen, and its note.
-func (r Row) whereText() string {
-	if r.Note != "" {
-		return r.Where + " (" + r.Note + ")"
-	}
-	return r.Where
-}
-
 // Report is the outcome of one verify.
 type Report struct {
 	Expected Expected     `json:"expected"`
 	Observed *Observation `json:"observed"`
-	Rows     []Row        `json:"rows"`
+	Rows     []plan.Row   `json:"rows"`
 	// Drift counts the perf-relevant rows that are not MATCH.
 	Drift int `json:"drift"`
 }
@@ -85,8 +44,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, note := range o.notes() {
 		fmt.Fprintf(w, "note:     %s\n", note)
 	}
-	for _, g := range []string{Perf, Neutral} {
-		var rows []Row
+	for _, g := range []string{plan.Perf, plan.Neutral} {
+		var rows []plan.Row
 		for _, row := range r.Rows {
 			if row.Group == g {
 				rows = append(rows, row)
@@ -99,7 +58,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "STATUS\tSETTING\tEXPECTED\tOBSERVED\tWHERE")
 		for _, row := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Status, row.Setting, dash(row.Expected), dash(row.Observed), row.whereText())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Status, row.Setting, dash(row.A), dash(row.B), row.WhereText())
 		}
 		if err := tw.Flush(); err != nil {
 			return err

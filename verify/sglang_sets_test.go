@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // TestSGLangSetVariables pins issue 10's second defect: verify flagged
@@ -21,7 +23,7 @@ func TestSGLangSetVariables(t *testing.T) {
 		t.Errorf("drift %d on variables SGLang sets itself:\n%s", r.Drift, rowsText(r))
 	}
 	for _, row := range r.Rows {
-		if row.Setting == "SGLANG_RUN_ID" && (row.Group != Neutral || !strings.Contains(row.Note, "srt/entrypoints/engine.py")) {
+		if row.Setting == "SGLANG_RUN_ID" && (row.Group != plan.Neutral || !strings.Contains(row.Note, "srt/entrypoints/engine.py")) {
 			t.Errorf("SGLANG_RUN_ID row %+v: want perf-neutral, citing engine.py", row)
 		}
 	}

@@ -2,26 +2,20 @@ package verify
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/internal/runstate"
-	"github.com/sglaunch/sglaunch/internal/sglangapi"
+	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/plan"
 )
-
-// healthTimeout bounds the readiness check before verifying: above
-// SGLang's own 20 s health generation.
-const healthTimeout = 30 * time.Second
 
 // Target says where the deployment is: at most one of PID, Port, URL,
 // Unit; none means "the running sglaunch launch", from the runtime state.
@@ -36,8 +30,11 @@ type Target struct {
 	// APIKey is the bearer token for the server's API when neither the
 	// server's command line nor the expected plan tells it (a remote
 	// --url, a record's redacted plan); sglaunch passes OPENAI_API_KEY,
-	// as bench --url does.
+	// as bench --url does. See apiKey for the one rule.
 	APIKey string
+	// Group: the server is rank 0 of a multi-node server running on this
+	// host, and Read observes every other rank too.
+	Group bool
 }
 
 // Located is the server a target resolved to.
@@ -46,8 +43,8 @@ type Located struct {
 	URL       string
 	State     *runstate.State // the sglaunch launch, when one is known
 	How       string          // how it was found, for the report
-	// APIKey is the bearer token verify's requests carry ("": none); Run
-	// sets it. SGLang leaves /health open, so CheckReady works without.
+	// APIKey is the bearer token the reading's requests carry ("":
+	// none); Read sets it.
 	APIKey string
 }
 
@@ -169,76 +166,22 @@ func fromState(states []*runstate.State, profile, dir string) (*Located, error) 
 	return nil, fmt.Errorf("no running sglaunch launch in %s; give --pid, --port, --url or --unit: %w", dir, ErrNoTarget)
 }
 
-// CheckReady fails with ErrLoading while the server is still loading:
-// connections refused or /health answering 503.
-func CheckReady(ctx context.Context, l *Located) error {
-	if l.State != nil && l.State.ReadyAt.IsZero() && l.ServerPID == 0 {
-		return fmt.Errorf("the server of profile %s (sglaunch pid %d) is starting (since %s): it is %w; verify once it is ready", l.State.Profile, l.State.SglaunchPID, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
-	}
-	if l.State != nil && l.State.ReadyAt.IsZero() {
-		return fmt.Errorf("server pid %d (profile %s) started %s and is %w; verify once it is ready", l.ServerPID, l.State.Profile, l.State.StartedAt.Format(time.RFC3339), ErrLoading)
-	}
-	if l.URL == "" {
-		return nil
-	}
-	c := sglangapi.New(l.URL, sglangapi.Options{APIKey: l.APIKey, HealthTimeout: healthTimeout})
-	defer c.Close()
-	err := c.Health(ctx)
-	switch code := sglangapi.StatusCode(err); {
-	case err == nil:
-		return nil
-	case code == http.StatusServiceUnavailable:
-		return fmt.Errorf("%s/health answers 503: the server is %w (or shutting down); verify once it is ready", l.URL, ErrLoading)
-	case code != 0:
-		// Any other answer: the server is up; what it says about itself
-		// comes from the observation.
-		return nil
-	case l.ServerPID > 0 && proc.Alive(l.ServerPID):
-		return fmt.Errorf("server pid %d runs but %s does not answer (%v): it is %w; verify once it is ready", l.ServerPID, l.URL, err, ErrLoading)
-	case l.ServerPID == 0:
-		return fmt.Errorf("%s does not answer: %v: %w", l.URL, err, ErrGone)
-	}
-	return fmt.Errorf("server pid %d: %w", l.ServerPID, ErrGone)
-}
-
-// CheckPort confirms that the socket behind the located server's local
-// address belongs to the server's own tree: /server_info from another
-// process on the port (a second launch, a leftover) would be compared as
-// if it were this server's. A remote address, or no known pid, is not
-// checked.
-func CheckPort(l *Located) error {
-	if l.ServerPID <= 0 || l.URL == "" {
-		return nil
-	}
-	u, err := url.Parse(l.URL)
-	if err != nil || !isLocal(u.Hostname()) {
-		return nil
-	}
-	port, _ := strconv.Atoi(u.Port())
-	if port <= 0 {
-		return nil
-	}
-	err = proc.CheckPortOwner(port, l.ServerPID)
-	var pe *proc.PortError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &pe):
-		return fmt.Errorf("%w: %s; the located server (%s) has not bound its port, another process answers there", ErrWrongServer, pe, l.How)
-	case errors.Is(err, proc.ErrNotListening):
-		// It answered, yet no socket is in sight: another network
-		// namespace. Nothing to tell either way.
-		return nil
-	}
-	return err
-}
+// systemctlTimeout bounds `systemctl show`, which answers at once unless
+// the system manager is stuck.
+const systemctlTimeout = 10 * time.Second
 
 func unitMainPID(ctx context.Context, unit string) (int, error) {
-	out, err := exec.CommandContext(ctx, "systemctl", "show", "-p", "MainPID", "--value", unit).Output()
-	if err != nil {
-		return 0, fmt.Errorf("systemctl show %s: %w", unit, err)
+	res := childproc.Run(ctx, childproc.Spec{
+		Argv:    []string{"systemctl", "show", "-p", "MainPID", "--value", unit},
+		Timeout: systemctlTimeout,
+	})
+	if res.Err != nil {
+		if t := tail.Line(res.Stderr, 2); t != "" {
+			return 0, fmt.Errorf("systemctl show %s: %w: %s", unit, res.Err, t)
+		}
+		return 0, fmt.Errorf("systemctl show %s: %w", unit, res.Err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout)))
 	if err != nil || pid == 0 {
 		return 0, fmt.Errorf("unit %s has no main process (not running?): %w", unit, ErrGone)
 	}

@@ -2,29 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
+	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
-	"github.com/sglaunch/sglaunch/supervise"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
@@ -47,7 +43,7 @@ func benchCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "workload", Aliases: []string{"w"}, Usage: "run workload `NAME` or the workloads of a YAML FILE (repeatable, in order)"},
 			&cli.StringFlag{Name: "url", Usage: "benchmark the server already running at `URL` instead of launching one"},
 			&cli.BoolFlag{Name: "keep-running", Usage: "leave the server running (supervised) after the run, until a signal stops it"},
-			&cli.StringFlag{Name: "out", Aliases: []string{"dir"}, Usage: "write the record into `DIR` (default $SGLAUNCH_STATE_DIR/records); bench list, show and compare read it with the same flag"},
+			benchDirFlag, oldOutDirFlag,
 			&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "allow up to `N` failed requests (or N% of them) before the run fails; the record says partial either way"},
 			&cli.BoolFlag{Name: "server-output", Usage: "also show the server's output (always kept in a log beside the record)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
@@ -66,7 +62,7 @@ type benchSetup struct {
 	settings  plan.Config
 	plan      *plan.Plan // nil with --url
 	url       string
-	workloads []bench.Workload
+	workloads []workload.Workload
 	store     *bench.Store
 	profile   string // with --url: the profile the workloads came from
 	// maxFailures is --max-failures.
@@ -109,21 +105,21 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 			return nil, err
 		}
 	}
-	fromProfile, err := bench.ProfileWorkloads(prof)
+	fromProfile, err := workload.ProfileWorkloads(prof)
 	if err != nil {
 		return nil, err
 	}
-	if b.workloads, err = bench.Select(c.StringSlice("workload"), fromProfile); err != nil {
+	if b.workloads, err = workload.Select(c.StringSlice("workload"), fromProfile); err != nil {
 		return nil, err
 	}
 	// Datasets are read now: a bad file is an input error before a load.
-	if err := bench.Prepare(b.workloads); err != nil {
+	if err := workload.Prepare(b.workloads); err != nil {
 		return nil, err
 	}
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
 		return nil, err
 	}
-	dir := c.String("out")
+	dir := e.recordsDir(c)
 	if dir == "" {
 		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
 	}
@@ -160,33 +156,21 @@ func (e *env) bench(c *cli.Context) error {
 	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
 		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")
 	}
-	endpoint := &statusHook{}
 	if b.plan != nil {
 		e.printPlan(b.plan, log)
 	}
-	e.sweepLeftovers(b.settings, log)
-	if b.plan != nil {
-		if err := e.beforeLaunch(c, b.plan, log); err != nil {
-			return err
-		}
-		// A bench that ends with its server serves no status; one that
-		// keeps it running does, as serve would.
-		if c.Bool("keep-running") {
-			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil, nil); err != nil {
-				return err
-			}
-			defer endpoint.close()
-		}
-	}
-	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
-	defer launch.remove()
+	spec := e.launchSpec(c, b.plan, b.settings, log)
+	spec.Mode, spec.URL, spec.LogFile = plan.ModeBench, b.url, b.settings.LogFile
+	// A bench that ends with its server serves no status; one that keeps
+	// it running does, as serve would.
+	spec.StatusEndpoint = c.Bool("keep-running")
+	spec.Workloads = func(ctx context.Context, w launch.Workloads) error { return e.runBench(ctx, c, b, log, w) }
+	return fromLaunch(launch.Run(c.Context, spec))
+}
 
-	// Only a signal stops a run: a closed stdout must not take the server down.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	ctx := context.WithoutCancel(c.Context)
-
+// runBench runs the workloads once the launch is set up: bench.Run
+// starts the server through w.Start, measures it and stops it.
+func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
 	rec := bench.NewRecord(time.Now())
 	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
 	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
@@ -196,36 +180,15 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
-		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: w.LaunchID,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, launch, log, endpoint),
+		Launch: w.Start,
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
-	_, runErr := bench.Run(ctx, spec, sigs)
-	var intr *bench.Interrupted
-	switch {
-	case errors.As(runErr, &intr):
-		return &statusError{code: 128 + int(intr.Signal), msg: intr.Error()}
-	case runErr != nil:
-		return &statusError{code: 1, msg: runErr.Error()}
-	}
-	return nil
-}
-
-// benchLauncher launches the plan's server as serve does, under the
-// run's launch state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger, endpoint *statusHook) bench.LaunchFunc {
-	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
-		opts := supervise.Options{
-			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
-			StateDir: statedir.State(b.settings.StateDir, e.getenv),
-		}
-		launch.hooks(&opts)
-		endpoint.wire(&opts, launch)
-		return supervise.Launch(ctx, p, opts)
-	}
+	_, err := bench.Run(ctx, spec, w.Signals)
+	return err
 }
 
 // locator finds the server behind --url on this host, as verify does:
@@ -257,7 +220,7 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 			return err
 		}
 	} else if len(rec.Results) > 0 {
-		if err := bench.WriteResults(e.stdout, rec); err != nil {
+		if err := report.WriteResults(e.stdout, rec); err != nil {
 			return err
 		}
 	}
@@ -295,9 +258,4 @@ func redactCommandLine(args []string) []string {
 		}
 	}
 	return out
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

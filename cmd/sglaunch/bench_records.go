@@ -4,13 +4,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
-
-// recordsDirFlag is where list, show and compare read records: --dir, or
-// --out as bench writes them.
-var recordsDirFlag = &cli.StringFlag{Name: "dir", Aliases: []string{"out"}, Usage: "records directory `DIR`, as bench --out wrote them (default $SGLAUNCH_STATE_DIR/records)"}
 
 // benchRecordCommands are bench list, show and compare.
 func benchRecordCommands(e *env) []*cli.Command {
@@ -18,7 +15,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 		{
 			Name:  "list",
 			Usage: "list the benchmark records, oldest first",
-			Flags: []cli.Flag{recordsDirFlag, jsonFlag},
+			Flags: []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag},
 			Action: func(c *cli.Context) error {
 				store, err := e.recordStore(c)
 				if err != nil {
@@ -34,14 +31,14 @@ func benchRecordCommands(e *env) []*cli.Command {
 					}
 					return writeJSON(e.stdout, list)
 				}
-				return bench.WriteList(e.stdout, list)
+				return report.WriteList(e.stdout, list)
 			},
 		},
 		{
 			Name:      "show",
 			Usage:     "print one record: what ran, where, and its results",
 			ArgsUsage: "ID   (an ID, a unique prefix, latest, or a record file)",
-			Flags:     []cli.Flag{recordsDirFlag, jsonFlag},
+			Flags:     []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return inputerr.Errorf("bench show: want one record ID, got %d arguments; `sglaunch bench list` shows them", c.NArg())
@@ -58,15 +55,15 @@ func benchRecordCommands(e *env) []*cli.Command {
 					_, err = e.stdout.Write(rec.JSON())
 					return err
 				}
-				return bench.WriteShow(e.stdout, rec)
+				return report.WriteShow(e.stdout, rec)
 			},
 		},
 		{
 			Name:      "compare",
 			Usage:     "compare record B with record A: metric deltas in %, whether each is beyond the noise of the rounds, and which flags and env differ",
 			ArgsUsage: "A B",
-			Flags: []cli.Flag{recordsDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
-				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, for a level of one round, at all)", DefaultText: "off"}},
+			Flags: []cli.Flag{recordsDirFlag, oldOutDirFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "show every metric, not only the key ones"},
+				&cli.Float64Flag{Name: "fail-if-slower", Usage: "exit 1 when a key metric of B is slower than A's by more than `PCT` percent, beyond the noise of the rounds (or, with fewer than 3 rounds a side, at all)", DefaultText: "off"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 2 {
 					return inputerr.Errorf("bench compare: want two record IDs (A B), got %d arguments", c.NArg())
@@ -87,7 +84,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				if c.Bool("json") {
 					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
 				} else {
-					err = bench.WriteComparison(e.stdout, cmp, c.Bool("all"))
+					err = report.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}
 				if err != nil || !c.IsSet("fail-if-slower") {
 					return err
@@ -111,16 +108,10 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 	return nil
 }
 
-// recordStore opens --dir (--out) or the state directory's records;
-// `bench --out DIR list` reads DIR as `bench list --out DIR` does.
+// recordStore opens --dir or the state directory's records;
+// `bench --dir DIR list` reads DIR as `bench list --dir DIR` does.
 func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
-	dir := ""
-	for _, ctx := range c.Lineage() {
-		if ctx.Command != nil && ctx.IsSet("out") {
-			dir = ctx.String("out")
-			break
-		}
-	}
+	dir := e.recordsDir(c)
 	var shared []string
 	if dir == "" {
 		s, err := e.settings(c)

@@ -2,18 +2,15 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/bench"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
+	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
-
-var outputFlag = &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"}
 
 // benchExportCommand is bench export: a record in another tool's format.
 func benchExportCommand(e *env) *cli.Command {
@@ -25,13 +22,13 @@ func benchExportCommand(e *env) *cli.Command {
 			"workload. As bench_serving does, a closed loop's request rate is the bare word Infinity.",
 		ArgsUsage: "ID",
 		Flags: []cli.Flag{recordsDirFlag, outputFlag,
-			&cli.StringFlag{Name: "format", Value: "bench-serving", Usage: "output `FORMAT`: " + strings.Join(bench.ExportFormats, ", ")}},
+			&cli.StringFlag{Name: "format", Value: "bench-serving", Usage: "output `FORMAT`: " + strings.Join(report.ExportFormats, ", ")}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return inputerr.Errorf("bench export: want one record ID, got %d arguments", c.NArg())
 			}
-			if f := c.String("format"); !slices.Contains(bench.ExportFormats, f) {
-				return inputerr.Errorf("--format %q: want one of %s", f, strings.Join(bench.ExportFormats, ", "))
+			if f := c.String("format"); !slices.Contains(report.ExportFormats, f) {
+				return inputerr.Errorf("--format %q: want one of %s", f, strings.Join(report.ExportFormats, ", "))
 			}
 			store, err := e.recordStore(c)
 			if err != nil {
@@ -42,10 +39,10 @@ func benchExportCommand(e *env) *cli.Command {
 				return err
 			}
 			var b bytes.Buffer
-			if err := bench.WriteBenchServing(&b, rec); err != nil {
+			if err := report.WriteBenchServing(&b, rec); err != nil {
 				return err
 			}
-			return e.writeOutput(c.String("output"), b.Bytes())
+			return e.writeOut(c, b.Bytes())
 		},
 	}
 }
@@ -78,22 +75,10 @@ func benchReportCommand(e *env) *cli.Command {
 				recs = append(recs, rec)
 			}
 			var b bytes.Buffer
-			if err := bench.WriteReport(&b, recs); err != nil {
+			if err := report.WriteReport(&b, recs); err != nil {
 				return err
 			}
-			return e.writeOutput(c.String("output"), b.Bytes())
+			return e.writeOut(c, b.Bytes())
 		},
 	}
-}
-
-// writeOutput writes data to path atomically, or to stdout without one.
-func (e *env) writeOutput(path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := e.stdout.Write(data)
-		return err
-	}
-	if err := atomicfile.Write(path, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -40,6 +39,9 @@ func diffCommand(e *env) *cli.Command {
 			if c.Bool("group") {
 				return e.diffGroup(c, opA, opB)
 			}
+			if err := e.readOperands(c, &opA, &opB, false); err != nil {
+				return err
+			}
 			differs, err := e.writeDiff(c, opA, opB)
 			if err != nil {
 				return err
@@ -55,57 +57,84 @@ func diffCommand(e *env) *cli.Command {
 // writeDiff compares two operands and prints the difference; it reports
 // whether a perf-relevant setting differs.
 func (e *env) writeDiff(c *cli.Context, opA, opB operand) (bool, error) {
-	a, b, rows := diffOf(c, opA, opB)
+	rows := judge(opA, opB)
 	if c.Bool("json") {
-		if err := writeJSON(e.stdout, diffJSON(a, b, rows)); err != nil {
+		if err := writeJSON(e.stdout, diffJSON(opA.heading, opB.heading, rows)); err != nil {
 			return false, err
 		}
-	} else if err := verify.WriteDiff(e.stdout, a, b, rows); err != nil {
+	} else if err := verify.WriteDiff(e.stdout, opA.heading, opB.heading, rows); err != nil {
 		return false, err
 	}
 	return verify.PerfDiffers(rows), nil
 }
 
-// diffOf compares two operands.
-func diffOf(c *cli.Context, opA, opB operand) (plan.Side, plan.Side, []plan.DiffRow) {
-	a, b := opA.side(c, opB), opB.side(c, opA)
-	return a, b, plan.Diff(a, b)
+// judge compares two operands by the one judgement: two plans by
+// plan.Diff; a plan and a deployment as verify judges them, every
+// process of the deployment (A: the plan); two deployments with the
+// first's server as the expected side.
+func judge(a, b operand) []plan.Row {
+	switch {
+	case a.obs == nil && b.obs == nil:
+		return plan.Diff(a.side, b.side)
+	case a.obs == nil:
+		return verify.Compare(a.exp, b.obs).Differences()
+	case b.obs == nil:
+		rows := verify.Compare(b.exp, a.obs).Differences()
+		for i := range rows {
+			rows[i] = rows[i].Swapped()
+		}
+		return rows
+	}
+	return verify.Compare(verify.ExpectedOf(a.obs, a.heading.Label), b.obs).Differences()
 }
 
 // diffJSON is one comparison as --json prints it.
-func diffJSON(a, b plan.Side, rows []plan.DiffRow) map[string]any {
+func diffJSON(a, b verify.Heading, rows []plan.Row) map[string]any {
 	return map[string]any{"a": a.Label, "b": b.Label, "a_fingerprint": a.Fingerprint, "b_fingerprint": b.Fingerprint, "differences": rows}
 }
 
 // operand is one side of diff: a plan (a profile's or a bench record's)
 // or a running deployment.
 type operand struct {
-	plan  plan.Side       // a plan's side
-	exp   verify.Expected // the same plan, as verify expects it
-	obs   *verify.Observation
-	label string // a deployment's
-	// state is a deployment's sglaunch launch, when one runs it.
-	state *runstate.State
+	op      string // as written
+	heading verify.Heading
+	side    plan.Side       // a plan's
+	exp     verify.Expected // the same plan, as verify expects it
+	// target is a deployment's, read (readOperands) once both operands
+	// are known: the other's plan gives the key and what to watch.
+	target *verify.Target
+	dep    *verify.Deployment
+	obs    *verify.Observation // what this host observed of it
 }
 
-// side reduces the operand for plan.Diff. Against a deployment, both are
-// compared as verify compares them (B3): the deployment is read for the
-// variables the plan sets beside the managed ones (PYTHONPATH too), and
-// the plan's interpreter is resolved to what it runs, with the SGLang
-// version it imports, so that a pyenv shim equals the interpreter it
-// hands off to.
-func (o operand) side(c *cli.Context, other operand) plan.Side {
-	if o.obs != nil {
-		managed, planned := plan.DefaultManaged, map[string]string(nil)
-		if other.obs == nil {
-			managed, planned = other.exp.Managed, other.plan.Env
+// readOperands reads the deployment operands (group: every rank of one),
+// each with the other operand's plan as its expected side, and resolves
+// a plan compared with a deployment to what its interpreter runs, as
+// verify does.
+func (e *env) readOperands(c *cli.Context, a, b *operand, group bool) error {
+	for _, x := range []struct{ o, other *operand }{{a, b}, {b, a}} {
+		if x.o.target == nil {
+			continue
 		}
-		return verify.SideOfDeployment(o.obs, o.label, managed, planned)
+		t := *x.o.target
+		t.Group = group
+		var exp *verify.Expected
+		if x.other.target == nil {
+			exp = &x.other.exp
+		}
+		d, err := verify.Read(c.Context, t, exp)
+		if err != nil {
+			return inputerr.Wrap(fmt.Errorf("diff %s: %w", x.o.op, err))
+		}
+		x.o.dep, x.o.obs = d, d.Observed
+		x.o.heading = verify.Heading{Label: "deployment " + d.How}
 	}
-	if other.obs != nil {
-		return verify.WithRuntime(o.plan, verify.Resolve(c.Context, o.exp))
+	for _, x := range []struct{ o, other *operand }{{a, b}, {b, a}} {
+		if x.o.target == nil && x.other.target != nil {
+			x.o.exp = verify.Resolve(c.Context, x.o.exp)
+		}
 	}
-	return o.plan
+	return nil
 }
 
 // diffOperand resolves one operand of diff.
@@ -158,7 +187,8 @@ func (e *env) recordOperand(c *cli.Context, id string) (operand, error) {
 	}
 	exp := verify.FromView(*rec.Plan, label, true)
 	exp.SGLang = rec.SGLang
-	return operand{plan: plan.SideOfView(*rec.Plan, label), exp: exp}, nil
+	side := plan.SideOfView(*rec.Plan, label)
+	return operand{op: "record:" + id, heading: verify.Heading{Label: label, Fingerprint: side.Fingerprint}, side: side, exp: exp}, nil
 }
 
 func (e *env) profileOperand(c *cli.Context, ref string) (operand, error) {
@@ -176,7 +206,7 @@ func (e *env) profileOperand(c *cli.Context, ref string) (operand, error) {
 		return operand{}, err
 	}
 	label := fmt.Sprintf("profile %s (%s)", pl.Profile, mode)
-	return operand{plan: pl.Side(label), exp: verify.FromPlan(pl, label)}, nil
+	return operand{op: ref, heading: verify.Heading{Label: label, Fingerprint: pl.Fingerprint}, side: pl.Side(label), exp: verify.FromPlan(pl, label)}, nil
 }
 
 func (e *env) deploymentOperand(c *cli.Context, op string, t verify.Target) (operand, error) {
@@ -188,19 +218,6 @@ func (e *env) deploymentOperand(c *cli.Context, op string, t verify.Target) (ope
 		return operand{}, err
 	}
 	t.RuntimeDir = statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
-	l, err := verify.Locate(c.Context, t)
-	if err != nil {
-		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
-	}
-	if err := verify.CheckReady(c.Context, l); err != nil {
-		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
-	}
-	if err := verify.CheckPort(l); err != nil {
-		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
-	}
-	o, err := verify.Observe(c.Context, l.ServerPID, l.URL, plan.DefaultManaged, e.getenv("OPENAI_API_KEY"))
-	if err != nil {
-		return operand{}, inputerr.Wrap(fmt.Errorf("diff %s: %w", op, err))
-	}
-	return operand{obs: o, label: "deployment " + l.How, state: l.State}, nil
+	t.APIKey = e.getenv("OPENAI_API_KEY")
+	return operand{op: op, target: &t}, nil
 }

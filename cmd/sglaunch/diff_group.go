@@ -13,39 +13,37 @@ import (
 // multi-node server whose rank 0 one operand is: rank 0 as observed
 // here, every worker as its sglaunch observed itself.
 func (e *env) diffGroup(c *cli.Context, opA, opB operand) error {
-	dep, other, depFirst := opA, opB, true
-	if opA.obs == nil {
-		dep, other, depFirst = opB, opA, false
-	}
-	if dep.obs == nil || other.obs != nil {
+	if (opA.target == nil) == (opB.target == nil) {
 		return inputerr.Errorf("diff --group: want one running deployment (running, pid:, port:, unit:) and one plan (a profile or a record)")
 	}
-	items, err := workerObservations(c.Context, "diff --group", dep.label, dep.state)
-	if err != nil {
+	if err := e.readOperands(c, &opA, &opB, true); err != nil {
 		return err
 	}
-	ranks := []operand{{obs: dep.obs, label: "rank 0 (" + dep.label + ")", state: dep.state}}
-	for _, it := range items {
-		o, err := verify.WorkerObservation(it)
-		if err != nil {
-			return fmt.Errorf("diff --group: rank %d on %s: %w", it.Rank, it.Node, err)
+	dep, depFirst := opA, true
+	if opA.target == nil {
+		dep, depFirst = opB, false
+	}
+	ranks := []operand{{heading: verify.Heading{Label: "rank 0 (" + dep.heading.Label + ")"}, obs: dep.obs}}
+	for _, r := range dep.dep.Ranks {
+		if r.Err != nil {
+			return fmt.Errorf("diff --group: rank %d on %s: %w", r.Rank, r.Node, r.Err)
 		}
-		ranks = append(ranks, operand{obs: o, label: fmt.Sprintf("rank %d on %s", it.Rank, it.Node)})
+		ranks = append(ranks, operand{heading: verify.Heading{Label: fmt.Sprintf("rank %d on %s", r.Rank, r.Node)}, obs: r.Observed})
 	}
 	differs := false
 	var all []map[string]any // --json: one document, a comparison per rank
 	for i, r := range ranks {
-		a, b := r, other
+		a, b := r, opB
 		if !depFirst {
-			a, b = other, r
+			a, b = opA, r
 		}
-		sa, sb, rows := diffOf(c, a, b)
+		rows := judge(a, b)
 		differs = differs || verify.PerfDiffers(rows)
 		if c.Bool("json") {
-			d := diffJSON(sa, sb, rows)
-			d["rank"] = i
+			d := diffJSON(a.heading, b.heading, rows)
+			d["rank"] = 0
 			if i > 0 {
-				d["rank"] = items[i-1].Rank
+				d["rank"] = dep.dep.Ranks[i-1].Rank
 			}
 			all = append(all, d)
 			continue
@@ -53,7 +51,7 @@ func (e *env) diffGroup(c *cli.Context, opA, opB operand) error {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		if err := verify.WriteDiff(e.stdout, sa, sb, rows); err != nil {
+		if err := verify.WriteDiff(e.stdout, a.heading, b.heading, rows); err != nil {
 			return err
 		}
 	}

@@ -44,7 +44,7 @@ func lwsCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return e.writeOut(c, manifest)
+			return e.writeOut(c, []byte(manifest))
 		},
 	}
 }

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/cluster"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
-
-// outFlag is where slurm and lws write their file (default stdout).
-var outFlag = &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` (replaced atomically) instead of stdout"}
 
 func slurmCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -53,19 +47,7 @@ func slurmCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return e.writeOut(c, script)
+			return e.writeOut(c, []byte(script))
 		},
 	}
-}
-
-// writeOut prints text, or writes it to --out.
-func (e *env) writeOut(c *cli.Context, text string) error {
-	if path := c.String("out"); path != "" {
-		if err := atomicfile.Write(path, []byte(text), 0o644); err != nil {
-			return fmt.Errorf("%s: %w", c.Command.Name, err)
-		}
-		return nil
-	}
-	_, err := fmt.Fprint(e.stdout, text)
-	return err
 }

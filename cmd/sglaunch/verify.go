@@ -104,17 +104,9 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 // verifyGroup verifies every rank of the multi-node launch found here,
 // which must be rank 0's.
 func (e *env) verifyGroup(c *cli.Context, exp verify.Expected, target verify.Target) error {
-	l, err := verify.Locate(c.Context, target)
+	report, err := verify.RunGroup(c.Context, exp, target)
 	if err != nil {
-		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
-	}
-	items, err := workerObservations(c.Context, "verify --group", l.How, l.State)
-	if err != nil {
-		return err
-	}
-	report, err := verify.RunGroup(c.Context, exp, target, l, items)
-	if err != nil {
-		return inputerr.Wrap(fmt.Errorf("verify: %w", err))
+		return inputerr.Wrap(fmt.Errorf("verify --group: %w", err))
 	}
 	if c.Bool("json") {
 		err = report.WriteJSON(e.stdout)

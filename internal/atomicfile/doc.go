@@ -4,4 +4,6 @@
 //
 // It replaces whole files only: it does not append, lock against other
 // writers, or decide where files live (internal/statedir does).
+// sglaunch's own JSON state files go through internal/statefile, which
+// adds the bounded read and the 0600 mode.
 package atomicfile

@@ -39,7 +39,8 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 	// Timeout bounds the child's run; zero leaves it to the context.
 	Timeout time.Duration
-	// MaxOutput caps each captured stream; zero is DefaultMaxOutput.
+	// MaxOutput caps each captured stream: stdout keeps its first
+	// MaxOutput bytes, stderr its last; zero is DefaultMaxOutput.
 	MaxOutput int
 	// Grace is how long the group has between SIGTERM and SIGKILL when
 	// the context ends or Timeout passes; zero kills at once, which is
@@ -57,7 +58,7 @@ type Result struct {
 	// went to a writer of the Spec).
 	Stdout, Stderr []byte
 	// Truncated says a captured stream printed more than MaxOutput: the
-	// rest was read and dropped.
+	// end of stdout, or the start of stderr, was read and dropped.
 	Truncated bool
 	// ExitCode is the child's status, 128+N for death by signal N (as a
 	// shell reports it), or -1 when it never started or could not be
@@ -81,7 +82,7 @@ type Cmd struct {
 	spec     Spec
 	pid      int
 	streams  []*stream
-	captured []*cappedBuffer // parallel to the Stdout, Stderr fields of Result
+	captured []capture // parallel to the Stdout, Stderr fields of Result
 	done     chan struct{}
 	res      Result
 }
@@ -172,7 +173,11 @@ func (c *Cmd) pipes(cmd *exec.Cmd) error {
 	dst := [2]io.Writer{c.spec.Stdout, c.spec.Stderr}
 	for i := range dst {
 		if dst[i] == nil {
-			b := &cappedBuffer{max: c.spec.MaxOutput}
+			// stdout's start is the answer; stderr's end says why it failed.
+			var b capture = &cappedBuffer{max: c.spec.MaxOutput}
+			if i == 1 {
+				b = newTailCapture(c.spec.MaxOutput)
+			}
 			c.captured = append(c.captured, b)
 			dst[i] = b
 		} else {
@@ -246,11 +251,11 @@ func (c *Cmd) supervise(ctx context.Context, cancel context.CancelFunc, exited <
 		if b == nil {
 			continue
 		}
-		c.res.Truncated = c.res.Truncated || b.truncated
+		c.res.Truncated = c.res.Truncated || b.cut()
 		if i == 0 {
-			c.res.Stdout = b.b.Bytes()
+			c.res.Stdout = b.kept()
 		} else {
-			c.res.Stderr = b.b.Bytes()
+			c.res.Stderr = b.kept()
 		}
 	}
 }

@@ -229,6 +229,15 @@ func TestRunDaemonHoldingStdout(t *testing.T) {
 	}
 }
 
+// TestRunKeepsStderrEnd: a captured stderr over MaxOutput keeps its end,
+// where a failing child says why (a traceback's last line), not its start.
+func TestRunKeepsStderrEnd(t *testing.T) {
+	res := Run(t.Context(), Spec{Argv: sh("head -c 5000 /dev/zero >&2; echo 'ValueError: bad' >&2; exit 3"), MaxOutput: 1000, Timeout: time.Minute})
+	if res.ExitCode != 3 || !res.Truncated || len(res.Stderr) != 1000 || !strings.HasSuffix(string(res.Stderr), "ValueError: bad\n") {
+		t.Errorf("got exit %d, truncated %v, %d bytes of stderr ending %q; want exit 3, truncated, 1000 bytes ending with the error", res.ExitCode, res.Truncated, len(res.Stderr), res.Stderr[max(len(res.Stderr)-20, 0):])
+	}
+}
+
 func TestRunCapsOutput(t *testing.T) {
 	tests := []struct {
 		name string

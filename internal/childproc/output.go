@@ -5,7 +5,27 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
+
+// capture is a captured stream: what it kept, and whether it dropped
+// anything.
+type capture interface {
+	io.Writer
+	kept() []byte
+	cut() bool
+}
+
+// tailCapture keeps the last bytes of a stream (stderr: the end says why
+// a child failed).
+type tailCapture struct{ b tail.Buffer }
+
+func newTailCapture(max int) *tailCapture { return &tailCapture{tail.Buffer{Max: max}} }
+
+func (t *tailCapture) Write(p []byte) (int, error) { return t.b.Write(p) }
+func (t *tailCapture) kept() []byte                { return []byte(t.b.String()) }
+func (t *tailCapture) cut() bool                   { return t.b.Dropped() > 0 }
 
 // cappedBuffer keeps the first max bytes written to it and drops the
 // rest, still accepting them so that the child never blocks on a full
@@ -15,6 +35,9 @@ type cappedBuffer struct {
 	max       int
 	truncated bool
 }
+
+func (c *cappedBuffer) kept() []byte { return c.b.Bytes() }
+func (c *cappedBuffer) cut() bool    { return c.truncated }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {
 	if room := c.max - c.b.Len(); room < len(p) {

@@ -1,7 +1,11 @@
-// Package hostprobe asks the host the two questions that preflight and
-// bench both need answered: which GPUs nvidia-smi lists (with the
-// driver's and CUDA's versions), and what the plan's interpreter says
-// about itself and the SGLang it would import. Each question is one short
+// Package hostprobe asks the host the questions that preflight, bench and
+// verify need answered: which GPUs nvidia-smi lists (with the driver's and
+// CUDA's versions), what the plan's interpreter says about itself and the
+// SGLang it would import, what Python's site initialisation
+// (sitecustomize, usercustomize, .pth files) does to the managed
+// variables (ProbeSite: preflight before the load, verify on a running
+// server's interpreter), and what NCCL's config files fill in for an
+// environment (NCCLConf). Each question that runs something is one short
 // child, run through childproc, and its answer is parsed here, once.
 //
 // A Memo remembers the answers for one sglaunch command: `sglaunch bench`

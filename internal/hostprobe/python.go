@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/childproc"
+	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
 // probeScript asks the interpreter about itself and the installed SGLang
@@ -117,7 +118,7 @@ func (m *Memo) Python(ctx context.Context, s PythonSpec) PythonProbe {
 			return p
 		}
 		if err := json.Unmarshal(lastLine(p.Run.Stdout), &p.Facts); err != nil {
-			p.Err = fmt.Errorf("unreadable answer %q: %w", Tail(p.Run.Stdout, 2), err)
+			p.Err = fmt.Errorf("unreadable answer %q: %w", tail.Line(p.Run.Stdout, 2), err)
 		}
 		return p
 	})
@@ -128,17 +129,4 @@ func (m *Memo) Python(ctx context.Context, s PythonSpec) PythonProbe {
 func lastLine(b []byte) []byte {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return []byte(lines[len(lines)-1])
-}
-
-// Tail returns the last n lines of b, trimmed, joined by " | ": a
-// child's output as one line of an error.
-func Tail(b []byte, n int) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return strings.Join(lines, " | ")
 }

@@ -3,7 +3,6 @@ package runstate
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/health"
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 )
@@ -31,14 +30,18 @@ type State struct {
 	Source      string `json:"source,omitempty"`
 	Mode        string `json:"mode"`
 	Fingerprint string `json:"fingerprint"`
-	// SglaunchPID and ServerPID with their start times and executables
-	// identify the processes; ServerPID is 0 until the server runs.
+	// SglaunchPID and ServerPID with their start times, in the boot
+	// BootID names, identify the processes (proc.Identity); ServerPID is
+	// 0 until the server runs. The executables were recorded by older
+	// sglaunch versions only: a server started through a shim (pyenv's
+	// python3) runs another one than was forked.
 	SglaunchPID   int    `json:"sglaunch_pid"`
 	SglaunchStart uint64 `json:"sglaunch_start_time,omitempty"`
 	SglaunchExe   string `json:"sglaunch_exe,omitempty"`
 	ServerPID     int    `json:"server_pid"`
 	ServerStart   uint64 `json:"server_start_time,omitempty"`
 	ServerExe     string `json:"server_exe,omitempty"`
+	BootID        string `json:"boot_id,omitempty"`
 	// NoServer marks a launch that starts no server (bench --url): it may
 	// still start command workloads.
 	NoServer bool   `json:"no_server,omitempty"`
@@ -67,7 +70,7 @@ func NewLaunchID() string {
 // SetSglaunch records the identity of sglaunch's own process.
 func (s *State) SetSglaunch(pid int) {
 	id, _ := proc.IdentityOf(pid)
-	s.SglaunchPID, s.SglaunchStart, s.SglaunchExe = pid, id.StartTime, id.Exe
+	s.SglaunchPID, s.SglaunchStart, s.BootID = pid, id.StartTime, id.BootID
 }
 
 // SourceOf is how a state names a profile's file: absolute, so that a
@@ -85,17 +88,17 @@ func SourceOf(source string) string {
 // SetServer records the identity of the server's main process.
 func (s *State) SetServer(pid int) {
 	id, _ := proc.IdentityOf(pid)
-	s.ServerPID, s.ServerStart, s.ServerExe = pid, id.StartTime, id.Exe
+	s.ServerPID, s.ServerStart, s.BootID = pid, id.StartTime, id.BootID
 }
 
 // Sglaunch is the identity of the launch's sglaunch.
 func (s *State) Sglaunch() proc.Identity {
-	return proc.Identity{PID: s.SglaunchPID, StartTime: s.SglaunchStart, Exe: s.SglaunchExe}
+	return proc.Identity{PID: s.SglaunchPID, StartTime: s.SglaunchStart, BootID: s.BootID, Exe: s.SglaunchExe}
 }
 
 // Server is the identity of the launch's server (PID 0 before it runs).
 func (s *State) Server() proc.Identity {
-	return proc.Identity{PID: s.ServerPID, StartTime: s.ServerStart, Exe: s.ServerExe}
+	return proc.Identity{PID: s.ServerPID, StartTime: s.ServerStart, BootID: s.BootID, Exe: s.ServerExe}
 }
 
 // ServerRunning reports whether the server this state names still runs:
@@ -129,14 +132,10 @@ func Write(dir string, s *State) error {
 	if s.LaunchID == "" || strings.ContainsAny(s.LaunchID, `/\.`) {
 		return fmt.Errorf("runtime state: bad launch id %q", s.LaunchID)
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	if err := statefile.Write(File(dir, s.LaunchID), s); err != nil {
 		return fmt.Errorf("runtime state: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("runtime state: %w", err)
-	}
-	return atomicfile.Write(File(dir, s.LaunchID), append(b, '\n'), 0o600)
+	return nil
 }
 
 // Remove deletes the state file of one launch.
@@ -220,37 +219,13 @@ func sortStates(out []*State) {
 }
 
 func read(path string) (*State, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var s State
-	dec := json.NewDecoder(&limited{f: f, left: maxStateBytes})
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("runtime state %s: %w", path, err)
+	if err := statefile.Read(path, maxStateBytes, &s); err != nil {
+		return nil, fmt.Errorf("runtime state: %w", err)
 	}
 	s.Path = path
 	s.Stale = !s.Sglaunch().Running()
 	return &s, nil
-}
-
-// limited reads at most left bytes of f.
-type limited struct {
-	f    *os.File
-	left int64
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, errors.New("state file too large")
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.f.Read(p)
-	l.left -= int64(n)
-	return n, err
 }
 
 // Group is where a multi-node launch's rank sits.

@@ -23,6 +23,22 @@ func (c *Client) Health(ctx context.Context) error {
 	return c.call(ctx, c.health, http.MethodGet, "/health")
 }
 
+// Up asks whether the server is up without making it generate: /ready
+// where the server has it, else (a 404) /v1/models, which SGLang answers
+// from its tokenizer manager once its HTTP server listens. /health, by
+// contrast, runs a one-token generation on the GPUs, queued behind real
+// traffic. path is the endpoint asked last; nil means 200, and the
+// errors are Health's (a *StatusError, or net/http's when nothing
+// answers). Within the info timeout.
+func (c *Client) Up(ctx context.Context) (path string, err error) {
+	for _, path = range []string{"/ready", "/v1/models"} {
+		if err = c.call(ctx, c.info, http.MethodGet, path); StatusCode(err) != http.StatusNotFound {
+			break
+		}
+	}
+	return path, err
+}
+
 // call sends one bodiless request within timeout and reads the answer to
 // its end (so the connection can be reused); nil means 200.
 func (c *Client) call(ctx context.Context, timeout time.Duration, method, path string) error {

@@ -159,3 +159,35 @@ func TestFlushCacheRefused(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 }
+
+// TestUpAsksNothingThatGenerates: Up asks /ready where the server has it,
+// /v1/models where it does not, and never /health.
+func TestUpAsksNothingThatGenerates(t *testing.T) {
+	tests := []struct {
+		name     string
+		routes   map[string][2]string
+		wantPath string
+		wantCode int // 0: nil error
+		wantHits int32
+	}{
+		{"ready", map[string][2]string{"/ready": {"200", ""}, "/v1/models": {"200", "{}"}}, "/ready", 0, 1},
+		{"no /ready: /v1/models", map[string][2]string{"/v1/models": {"200", `{"data":[]}`}}, "/v1/models", 0, 2},
+		{"a keyed /v1/models answers 401", map[string][2]string{"/v1/models": {"401", ""}}, "/v1/models", 401, 2},
+		{"/ready fails otherwise: no fallback", map[string][2]string{"/ready": {"500", ""}}, "/ready", 500, 1},
+		{"only /health", map[string][2]string{"/health": {"200", ""}}, "/v1/models", 404, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hits atomic.Int32
+			c := New(routes(t, tt.routes, &hits), Options{})
+			defer c.Close()
+			path, err := c.Up(t.Context())
+			if path != tt.wantPath || StatusCode(err) != tt.wantCode || (tt.wantCode == 0) != (err == nil) {
+				t.Errorf("got %s, %v; want %s with status %d", path, err, tt.wantPath, tt.wantCode)
+			}
+			if hits.Load() != tt.wantHits {
+				t.Errorf("got %d requests, want %d", hits.Load(), tt.wantHits)
+			}
+		})
+	}
+}

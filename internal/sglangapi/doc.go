@@ -1,7 +1,8 @@
 // Package sglangapi is sglaunch's one client for an SGLang server's HTTP
-// API: /health, /server_info, /model_info, /v1/models, /flush_cache, and
-// the transport that streamed /generate and /v1/chat/completions requests
-// run on.
+// API: /health (the readiness gate's: it generates one token), /ready or
+// /v1/models (Up: is it up, without generating), /server_info,
+// /model_info, /flush_cache, and the transport that streamed /generate
+// and /v1/chat/completions requests run on.
 //
 // One policy for every caller:
 //   - the bearer token (the server's --api-key), when set, on every

@@ -69,7 +69,7 @@ func TestBenchKill9(t *testing.T) {
 // and checks its record; it returns the levels kept and reported done.
 func benchKill(e *env, i int, delay time.Duration) (kept, reported int, why string) {
 	out := filepath.Join(e.dir, fmt.Sprintf("records-%d", i))
-	r := e.start("bench", "--profile", "killed", "--skip-preflight", "--out", out)
+	r := e.start("bench", "--profile", "killed", "--skip-preflight", "--dir", out)
 	if !r.waitFor("sglaunch: healthy after ", startBound) {
 		return 0, 0, "never got healthy:\n" + tail(r.stderr.String())
 	}

@@ -69,7 +69,7 @@ func hostileRun(t *testing.T, e *env, mode, api string) (rss int64, why string) 
 		t.Fatal(err)
 	}
 	out := filepath.Join(e.dir, "records-"+mode+"-"+api)
-	r := e.start("bench", "--url", strings.TrimSpace(url), "--workload", wl, "--out", out)
+	r := e.start("bench", "--url", strings.TrimSpace(url), "--workload", wl, "--dir", out)
 	if !r.wait(exitBound) {
 		return 0, "bench did not end"
 	}

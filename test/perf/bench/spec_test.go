@@ -143,7 +143,7 @@ func BenchmarkBenchSpecAccuracy(b *testing.B) {
 		for _, r := range runs {
 			os.RemoveAll(r.records)
 			ctx, cancel := context.WithTimeout(b.Context(), 15*time.Minute)
-			like := r.env.Command(b, "bench", "--url", url, "--workload", r.file, "--out", r.records)
+			like := r.env.Command(b, "bench", "--url", url, "--workload", r.file, "--dir", r.records)
 			cmd := exec.CommandContext(ctx, r.bin, like.Args[1:]...)
 			cmd.Env, cmd.Dir, cmd.SysProcAttr = like.Env, like.Dir, like.SysProcAttr
 			out, err := cmd.CombinedOutput()

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/verify"
+)
+
+// TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff pins issue 19's
+// second defect: when one TP worker ran NCCL_PROTO=Simple under a plan
+// with LL, verify reported NCCL_PROTO DIFFERENT, but `diff plan running`
+// reduced the deployment to its server process alone and showed no
+// NCCL_PROTO row at all (exit 0). diff now judges a deployment as verify
+// does: every process, one row type.
+func TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff(t *testing.T) {
+	argv := []string{"/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--tp-size", "2"}
+	exp := verify.Expected{Label: "profile p (serve)", Argv: argv, Env: map[string]string{"NCCL_PROTO": "LL"}, EnvOrder: []string{"NCCL_PROTO"}, Managed: []string{"NCCL_"}}
+	obs := &verify.Observation{ServerPID: 100, Procs: []verify.Process{
+		{PID: 100, Argv: argv, Env: map[string]string{"NCCL_PROTO": "LL"}},
+		{PID: 101, PPID: 100, Argv: []string{"sglang::scheduler_TP0"}, Env: map[string]string{"NCCL_PROTO": "LL"}},
+		{PID: 102, PPID: 100, Argv: []string{"sglang::scheduler_TP1"}, Env: map[string]string{"NCCL_PROTO": "Simple"}},
+	}}
+	proto := func(rows []plan.Row) []plan.Row {
+		var out []plan.Row
+		for _, r := range rows {
+			if r.Setting == "NCCL_PROTO" {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+
+	report := verify.Compare(exp, obs)
+	v := proto(report.Differences())
+	if report.OK() || len(v) != 1 || v[0].Status != plan.Different || v[0].B != "Simple" || v[0].Where != "env of pid 102" {
+		t.Fatalf("verify: drift %d, NCCL_PROTO rows %+v; want one DIFFERENT Simple in pid 102", report.Drift, v)
+	}
+
+	planOp := operand{heading: verify.Heading{Label: exp.Label}, exp: exp}
+	depOp := operand{heading: verify.Heading{Label: "deployment pid 100"}, obs: obs}
+	rows := judge(planOp, depOp)
+	if d := proto(rows); len(d) != 1 || d[0] != v[0] {
+		t.Errorf("diff plan running: NCCL_PROTO rows %+v, want verify's %+v", d, v)
+	}
+	if !verify.PerfDiffers(rows) {
+		t.Error("diff plan running: no perf-relevant difference (exit 0), verify says DRIFT")
+	}
+	// Operands the other way round: the same row, sides exchanged.
+	rows = judge(depOp, planOp)
+	if d := proto(rows); len(d) != 1 || d[0].A != "Simple" || d[0].B != "LL" || d[0].Status != plan.Different || !verify.PerfDiffers(rows) {
+		t.Errorf("diff running plan: NCCL_PROTO rows %+v, want Simple against LL", d)
+	}
+}
