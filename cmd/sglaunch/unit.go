@@ -32,6 +32,7 @@ func unitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "user", Usage: "run the server as `USER` (default root)"},
 			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
 		},
+		Before: checkUnitUser,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
@@ -42,6 +43,9 @@ func unitCommand(e *env) *cli.Command {
 			}
 			plan, err := e.unitPlan(c)
 			if err != nil {
+				return err
+			}
+			if err := e.unitWarnings(c, plan, exe); err != nil {
 				return err
 			}
 			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden")}
