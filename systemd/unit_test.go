@@ -210,3 +210,15 @@ func TestHardenedUnit(t *testing.T) {
 		t.Errorf("ReadWritePaths for an account without a home:\n%s", u)
 	}
 }
+
+// TestUserManagerUnit pins issue 22: under systemd --user the unit's
+// WantedBy=multi-user.target made enable a no-op (a user manager has no
+// such target) and its LimitNOFILE=/LimitMEMLOCK= were clamped silently.
+func TestUserManagerUnit(t *testing.T) {
+	u := unitOf(t, nil, UnitOptions{UserManager: true})
+	wantLines(t, u, []string{"WantedBy=default.target\n", "systemctl --user daemon-reload && systemctl --user enable --now sglang-kimi\n"},
+		[]string{"WantedBy=multi-user.target", "\nLimitNOFILE=", "\nLimitMEMLOCK=", "\nUser="})
+	if _, err := Unit(nil, UnitOptions{Name: "x", UserManager: true, User: "sglang"}); err == nil || !strings.Contains(err.Error(), "--user-unit") {
+		t.Errorf("--user with --user-unit: %v, want an error naming both", err)
+	}
+}
