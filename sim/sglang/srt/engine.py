@@ -337,7 +337,19 @@ class Engine:
             )
             self.children.remove(esc)
             self.escaped, self.escaped_pid = esc, esc.pid
-        self._wait_ready(self.children + ([self.escaped] if self.escaped else []))
+        untracked = [self.escaped] if self.escaped else []
+        if cfg.daemon:
+            daemon = self._spawn(
+                "daemon",
+                "sglang.srt.scheduler",
+                ["--role", "daemon", "--title", "sglang::daemon", "--parent", str(os.getpid()),
+                 "--log-fd", str(cfg.log_fd)],
+                base_env,
+                with_ctl=False,
+            )
+            self.children.remove(daemon)
+            untracked.append(daemon)
+        self._wait_ready(self.children + untracked)
 
     def _wait_ready(self, children):
         pending = {c.ready_fd: c for c in children if c.ready_fd >= 0}
