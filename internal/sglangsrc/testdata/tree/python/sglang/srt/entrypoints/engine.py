@@ -1,0 +1,18 @@
+import logging
+import os
+
+logger = logging.getLogger(__name__)
+
+
+def _set_envs_and_config(server_args):
+    if "NCCL_CUMEM_ENABLE" not in os.environ or server_args.enable_symm_mem:
+        os.environ["NCCL_CUMEM_ENABLE"] = str(int(server_args.enable_symm_mem))
+    if os.environ.get("CUTE_DSL_LOG_LEVEL") is None:
+        os.environ["CUTE_DSL_LOG_LEVEL"] = "30"
+    os.putenv("PUT_ME", "1")
+    os.environ.update({"UPDATED_A": "a"}, UPDATED_B="b")
+
+
+def load(elapsed):
+    logger.info(f"Load weight end. elapsed={elapsed:.2f} s")
+    logger.info("Nothing to see here")
