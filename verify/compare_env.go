@@ -91,7 +91,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 				row.Status = Missing
 			case g.eff.value != want:
 				row.Status, row.Observed = Different, show(name, g.eff.value)
-				if set, ok := overwrittenBySGLang(exp, name); ok && !g.hasServer(o.ServerPID) {
+				if set, ok := overwrittenBySGLang(exp, deploymentVersion(exp, o), name); ok && !g.hasServer(o.ServerPID) {
 					// SGLang itself replaced the plan's value: what the
 					// workers run with, said as such, not a deployment fault.
 					row.Status, row.Note = Overridden, set.note()
@@ -114,7 +114,7 @@ func compareEnv(exp Expected, o *Observation) []Row {
 				continue
 			}
 			row := Row{Group: Perf, Kind: "env", Setting: name, Status: Extra, Observed: show(name, g.eff.value), Where: g.label()}
-			if set, ok := setBySGLang(name); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
+			if set, ok := setBySGLang(deploymentVersion(exp, o), name, exp.Env); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
 				row.Group, row.Note = Neutral, set.note()
 			}
 			rows = append(rows, row)

@@ -82,7 +82,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "observed: %s\n", o.describe())
-	for _, note := range o.notes() {
+	for _, note := range append(o.notes(), tablesNote(deploymentVersion(r.Expected, o))) {
 		fmt.Fprintf(w, "note:     %s\n", note)
 	}
 	for _, g := range []string{Perf, Neutral} {

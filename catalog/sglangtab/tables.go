@@ -18,7 +18,8 @@ type Meta struct {
 type EnvWrite struct {
 	// Name is the variable; empty when the code computes it (NameExpr is
 	// then that expression). A trailing "*" stands for a family of names
-	// made by a prefix rewrite (SGL_* copied to SGLANG_*).
+	// made by a prefix rewrite, NameExpr then the family copied from:
+	// SGLANG_* from SGL_*.
 	Name     string `json:"name"`
 	NameExpr string `json:"name_expr,omitempty"`
 	// How: assign (os.environ[k] = v), setdefault, update, putenv,

@@ -382,9 +382,9 @@ class Walker:
             v = self.locals[key.id]
             # key.replace("SGL_", "SGLANG_", 1): a rename by prefix.
             if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "replace" and len(v.args) >= 2:
-                new = const_str(v.args[1])
-                if new:
-                    return [new + "*"], text(key) + " = " + text(v)
+                old, new = const_str(v.args[0]), const_str(v.args[1])
+                if new and old:
+                    return [new + "*"], old + "*"
         return [""], text(key)
 
     def write(self, node, key, how, value):

@@ -61,6 +61,9 @@ func TestExtract(t *testing.T) {
 			t.Errorf("%s: got how=%s source=%s fills=%v requires=%v when=%q, want %s %s %v %s %q", tt.name, w.How, w.Source, w.FillsOnly, w.Requires, strings.Join(w.When, " | "), tt.how, tt.source, tt.fillsOnly, tt.requires, tt.when)
 		}
 	}
+	if w := writes["SGLANG_*"]; w.NameExpr != "SGL_*" {
+		t.Errorf("the SGLANG_* family is copied from %q, want SGL_*", w.NameExpr)
+	}
 	if len(writes) != len(wantWrites) {
 		t.Errorf("got %d written names, want %d: %+v", len(writes), len(wantWrites), ts.EnvWrites)
 	}
