@@ -44,19 +44,19 @@ class Child:
 def set_envs_and_config(server_args):
     """The process-wide environment SGLang sets before starting its children,
     which therefore differs from the launcher's (_set_envs_and_config in
-    srt/entrypoints/engine.py @ dd458f32):
+    srt/entrypoints/engine.py @ 382343f86, the generated tables' main):
 
       NCCL_CUMEM_ENABLE           =int(--enable-symm-mem), when unset or under --enable-symm-mem
       NCCL_NVLS_ENABLE            =int(--enable-nccl-nvls or --enable-symm-mem), when unset or either flag
       NCCL_GRAPH_MIXING_SUPPORT   =0 when --dcp-size > 1 (and unset, or --enable-symm-mem)
       CUDA_DEVICE_MAX_CONNECTIONS =8, always
-      CUDA_MODULE_LOADING         =AUTO, always
       TRTLLM_ENABLE_PDL           =1 unless it is "0"
       CUTE_DSL_LOG_LEVEL          =30 when unset
       CUTE_DSL_LOG_TO_CONSOLE     =1 when unset
       SGLANG_RUN_ID               =sglang-run-<time>-<random>, always
       PROMETHEUS_MULTIPROC_DIR    a temporary directory, under --enable-metrics when unset
 
+    CUDA_MODULE_LOADING=AUTO is no longer set (SGLang PR #35711, 2026-08-21).
     Not modelled: NCCL_CUMEM_ENABLE/NCCL_MNNVL_ENABLE=1 on multi-node MNNVL
     fabric devices (GB200/GB300), which the sim cannot detect.
     """
@@ -70,7 +70,6 @@ def set_envs_and_config(server_args):
         if int(server_args.get("dcp_size", 1) or 1) > 1:
             os.environ["NCCL_GRAPH_MIXING_SUPPORT"] = "0"
     os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] = "8"
-    os.environ["CUDA_MODULE_LOADING"] = "AUTO"
     if os.environ.get("TRTLLM_ENABLE_PDL", "1") != "0":
         os.environ["TRTLLM_ENABLE_PDL"] = "1"
     os.environ.setdefault("CUTE_DSL_LOG_LEVEL", "30")
