@@ -42,13 +42,13 @@ func TestPreflightDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "sglang 0.5.19.dev0+sim, flags from --help\n") {
+	if !strings.Contains(stdout, "sglang 0.5.19.dev0+sim, flags from --help, SGLang tables 0.5.19.dev0\n") {
 		t.Errorf("first run: header does not say the flags came from --help:\n%s", stdout)
 	}
 	testkit.Golden(t, t.Name(), normalizePreflight(stdout, port), *testkit.Update)
 
 	stdout, _, code = e.Run("preflight", "--profile", "demo", "--set", set)
-	if code != 0 || !strings.Contains(stdout, "flags from --help (cached)\n") {
+	if code != 0 || !strings.Contains(stdout, "flags from --help (cached), SGLang tables 0.5.19.dev0\n") {
 		t.Errorf("second run: exit %d, want 0 with the cached flag list:\n%s", code, stdout)
 	}
 	files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_STATE_DIR"], "preflight", "sglang-*-0.5.19.dev0+sim.json"))
