@@ -15,7 +15,7 @@ func TestSGLangTablesForVersion(t *testing.T) {
 	}{
 		{"0.5.4.post3", "0.5.4.post3", ""},
 		{"0.5.19.dev0+sim", "0.5.19.dev0", ""},
-		{"0.5.10", "0.5.4.post3", "no tables for SGLang 0.5.10; using the nearest older"},
+		{"0.5.10", "0.5.6.post2", "no tables for SGLang 0.5.10; using the nearest older"},
 		{"", "0.5.19.dev0", "SGLang version unknown; using the newest tables"},
 	} {
 		got, findings := sglangTables(sg, tt.version)

@@ -58,7 +58,8 @@ func TestServerArgsVariablesNotDrift(t *testing.T) {
 	}{
 		{"0.5.4.post3", []string{"SGLANG_MAMBA_SSM_DTYPE=float32"}},
 		{"0.5.19.dev0", []string{"SGLANG_USE_CUDA_IPC_TRANSPORT=0"}},
-		{"0.5.10+sim", []string{"SGLANG_MAMBA_SSM_DTYPE=float32"}}, // nearest older: 0.5.4.post3
+		{"0.5.6.post2", []string{"SGLANG_MAMBA_SSM_DTYPE=float32"}},
+		{"0.5.10", []string{"SGLANG_MAMBA_SSM_DTYPE=float32"}}, // nearest older: 0.5.6.post2
 	} {
 		t.Run(tt.version, func(t *testing.T) {
 			o := obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")}, worker(env(append(written, tt.extra...)...)))
@@ -107,7 +108,7 @@ func TestServerArgsVariablesNotDrift(t *testing.T) {
 func TestTablesNote(t *testing.T) {
 	for _, tt := range []struct{ version, want, not string }{
 		{"0.5.4.post3", "SGLang 0.5.4.post3 tables (v0.5.4.post3 @ 09938e1f8)", "WARN"},
-		{"0.5.10+sim", "WARN SGLang 0.5.4.post3 tables (v0.5.4.post3 @ 09938e1f8): no tables for SGLang 0.5.10+sim; using the nearest older", "\n"},
+		{"0.5.10", "WARN SGLang 0.5.6.post2 tables (5c8bd8b51): no tables for SGLang 0.5.10; using the nearest older", "\n"},
 		{"", "WARN SGLang 0.5.19.dev0 tables (main @ 382343f86): SGLang version unknown", "\n"},
 	} {
 		got := tablesNote(tt.version)

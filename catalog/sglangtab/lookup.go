@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -27,7 +28,11 @@ type Choice struct {
 // Label names the set in a report line: its version and commit, and how
 // it was picked.
 func (c Choice) Label() string {
-	s := fmt.Sprintf("SGLang %s tables (%s @ %.9s)", c.Meta.Version, c.Meta.Ref, c.Meta.Commit)
+	at := fmt.Sprintf("%s @ %.9s", c.Meta.Ref, c.Meta.Commit)
+	if strings.HasPrefix(c.Meta.Commit, c.Meta.Ref) {
+		at = fmt.Sprintf("%.9s", c.Meta.Commit)
+	}
+	s := fmt.Sprintf("SGLang %s tables (%s)", c.Meta.Version, at)
 	if c.Warn != "" {
 		s += ": " + c.Warn
 	}
