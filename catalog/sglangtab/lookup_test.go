@@ -97,3 +97,24 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		t.Errorf("a table from another tree: got %v", err)
 	}
 }
+
+// TestStartupLinesInEveryVersion: the start-up lines health's phase
+// tracker matches (health/phase.go) are in the source of every SGLang
+// version with tables; a regeneration that loses one fails here.
+func TestStartupLinesInEveryVersion(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range all {
+		seen := map[string]bool{}
+		for _, f := range ts.LogFormats {
+			seen[f.Marker] = true
+		}
+		for _, m := range []string{"Load weight begin", "Load weight end", "KV Cache is allocated", "Capture ", "The server is fired up and ready to roll!"} {
+			if !seen[m] {
+				t.Errorf("SGLang %s: no log line with %q", ts.Meta.Version, m)
+			}
+		}
+	}
+}

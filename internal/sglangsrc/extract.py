@@ -51,8 +51,18 @@ def const_str(node):
     return None
 
 
-def fmt_text(node):
-    """A string literal or f-string as text, with {expr} for the holes."""
+def fmt_text(node, names=None):
+    """A string literal or f-string as text, with {expr} for the holes. A
+    hole or argument naming a local string (names: name -> value node) is
+    filled with that string; for a conditional one, its else branch."""
+    names = names or {}
+    if isinstance(node, ast.Name) and node.id in names:
+        v = names[node.id]
+        if isinstance(v, ast.IfExp):
+            v = v.orelse
+        if isinstance(v, (ast.Constant, ast.JoinedStr)):
+            return fmt_text(v)
+        return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
@@ -61,15 +71,42 @@ def fmt_text(node):
             if isinstance(v, ast.Constant):
                 out.append(str(v.value))
             elif isinstance(v, ast.FormattedValue):
-                out.append("{" + text(v.value) + "}")
+                inner = fmt_text(v.value, names) if isinstance(v.value, ast.Name) and v.format_spec is None else None
+                out.append(inner if inner is not None else "{" + text(v.value) + "}")
         return "".join(out)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        a, b = fmt_text(node.left), fmt_text(node.right)
+        a, b = fmt_text(node.left, names), fmt_text(node.right, names)
         if a is not None and b is not None:
             return a + b
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        return fmt_text(node.left)
+        return fmt_text(node.left, names)
     return None
+
+
+def fmt_variants(node, names):
+    """The texts a log call's format can print: an f-string hole that
+    picks between two literals ({'a' if c else 'b'}) gives one text per
+    literal (at most 8 texts)."""
+    if isinstance(node, ast.JoinedStr):
+        outs = [""]
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.IfExp):
+                alts = [const_str(v.value.body), const_str(v.value.orelse)]
+                if all(x is not None for x in alts) and len(outs) <= 4:
+                    outs = [o + x for o in outs for x in alts]
+                    continue
+            piece = fmt_text(ast.JoinedStr(values=[v]), names)
+            outs = [o + (piece or "") for o in outs]
+        return outs
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = fmt_variants(node.left, names), fmt_variants(node.right, names)
+        if left and right and len(left) * len(right) <= 8:
+            return [a + b for a in left for b in right]
+        return []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return fmt_variants(node.left, names)
+    t = fmt_text(node, names)
+    return [t] if t is not None else []
 
 
 def envs_field_name(node):
@@ -495,12 +532,10 @@ class Walker:
     def log(self, c):
         if not c.args:
             return
-        s = fmt_text(c.args[0])
-        if s is None:
-            return
-        hits = [m for m in LOG_MARKERS if m in s and (m != "Capture " or s.startswith("Capture "))]
-        if hits:
-            self.t["log_formats"].append({"marker": hits[0], "format": s, "function": self.func(), "source": self.src(c)})
+        for s in fmt_variants(c.args[0], self.locals):
+            hits = [m for m in LOG_MARKERS if m in s and (m != "Capture " or s.startswith("Capture "))]
+            if hits:
+                self.t["log_formats"].append({"marker": hits[0], "format": s, "function": self.func(), "source": self.src(c)})
 
     def metric(self, c, kind):
         kw = {k.arg: k.value for k in c.keywords if k.arg}

@@ -117,8 +117,20 @@ func TestExtract(t *testing.T) {
 	if len(ts.Metrics) != 1 || ts.Metrics[0].Name != "sglang:num_running_reqs" || fmt.Sprint(ts.Metrics[0].Labels) != "[model_name tp_rank]" || ts.Metrics[0].Kind != "Gauge" {
 		t.Errorf("metrics %+v", ts.Metrics)
 	}
-	if len(ts.LogFormats) != 1 || ts.LogFormats[0].Format != "Load weight end. elapsed={elapsed} s" || ts.LogFormats[0].Source != "python/sglang/srt/entrypoints/engine.py:17" {
-		t.Errorf("log formats %+v", ts.LogFormats)
+	// The second names its text through a local: its plain form is used;
+	// the last picks between two literals: one row each.
+	var formats []string
+	for _, f := range ts.LogFormats {
+		formats = append(formats, f.Marker+" | "+f.Format+" | "+f.Source)
+	}
+	wantFormats := []string{
+		"Load weight end | Load weight end. elapsed={elapsed} s | python/sglang/srt/entrypoints/engine.py:17",
+		"KV Cache is allocated | KV Cache is allocated. #tokens: {size} | python/sglang/srt/entrypoints/engine.py:23",
+		"KV Cache VA upper bound | KV Cache VA upper bound. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27",
+		"KV Cache is allocated | KV Cache is allocated. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27",
+	}
+	if !slices.Equal(formats, wantFormats) {
+		t.Errorf("log formats:\n%s\nwant:\n%s", strings.Join(formats, "\n"), strings.Join(wantFormats, "\n"))
 	}
 }
 

@@ -1,12 +1,19 @@
 // Command gen writes the SGLang tables of package catalog/sglangtab from
-// an SGLang source tree, into DIR/<version>/:
+// an SGLang source tree, into OUT/<version>/ (default catalog/sglangtab),
+// from the repository root:
 //
-//	go run ./catalog/sglangtab/gen -git SGLANG.git -ref v0.5.4.post3 -version 0.5.4.post3 -out catalog/sglangtab
-//	go run ./catalog/sglangtab/gen -src CHECKOUT -commit HASH -date 2026-08-22 -ref main -version 0.5.19.dev0 -out catalog/sglangtab
+//	go run ./catalog/sglangtab/gen -git SGLANG_GIT_DIR -ref v0.5.4.post3 -version 0.5.4.post3
+//	go run ./catalog/sglangtab/gen -git SGLANG_GIT_DIR -ref 5c8bd8b51 -version 0.5.6.post2 -note "..."
+//	go run ./catalog/sglangtab/gen -git SGLANG_GIT_DIR -ref main -version 0.5.19.dev0 -note "..."
+//	go run ./catalog/sglangtab/gen -src CHECKOUT -ref main -commit HASH -date YYYY-MM-DD -version V
 //
 // -git reads ref's python/sglang from a git directory (a clone's .git or a
 // bare mirror); -src reads a checkout or unpacked sdist, whose commit and
-// date are then given. Existing files for that version are replaced.
+// date are then given. -version is the version that SGLang tree reports
+// (-note says how it was decided where no tag names it; each set's
+// meta.json keeps the note used). Existing files for that version are
+// replaced; the output is the same for the same tree. Needs git, tar and
+// python3 (the Python is parsed with its ast module, never run).
 package main
 
 import (

@@ -16,3 +16,15 @@ def _set_envs_and_config(server_args):
 def load(elapsed):
     logger.info(f"Load weight end. elapsed={elapsed:.2f} s")
     logger.info("Nothing to see here")
+
+
+def allocated(label, size):
+    cache_name = f"{label} KV Cache" if label is not None else "KV Cache"
+    logger.info(f"{cache_name} is allocated. #tokens: {size}")
+
+
+def reserved(post_capture):
+    logger.info(
+        f"KV Cache {'VA upper bound' if post_capture else 'is allocated'}. "
+        f"dtype: {post_capture}"
+    )
