@@ -100,9 +100,11 @@ func plural(n int, what string) string {
 
 // overwritesUnder reports whether w replaces a value given from outside
 // under flags (a plan's, canonical): it does not only fill the variable
-// in, and each group of flags it needs has one given.
+// in, no condition of it reads the environment (which the flags cannot
+// decide: a changed value stays DIFFERENT), and each group of flags it
+// needs has one given.
 func overwritesUnder(w sglangtab.EnvWrite, flags map[string][]string) bool {
-	if w.FillsOnly || w.How == "setdefault" {
+	if w.FillsOnly || w.ReadsEnv || w.How == "setdefault" {
 		return false
 	}
 	for _, group := range w.Requires {

@@ -117,3 +117,22 @@ func TestTablesNote(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvConditionedWriteStaysDifferent: SGLang rewrites some variables
+// only under a condition on the environment (CUDA_VISIBLE_DEVICES under
+// SGLANG_ONE_VISIBLE_DEVICE_PER_PROCESS), which the plan's flags cannot
+// decide: a worker's changed value stays DIFFERENT (drift), not
+// OVERRIDDEN.
+func TestEnvConditionedWriteStaysDifferent(t *testing.T) {
+	exp := expected()
+	exp.Env["CUDA_VISIBLE_DEVICES"] = "0,1"
+	exp.EnvOrder = append(exp.EnvOrder, "CUDA_VISIBLE_DEVICES")
+	srv := Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL", "CUDA_VISIBLE_DEVICES=0,1")}
+	w := Process{PID: 101, PPID: 100, Argv: []string{"sglang::scheduler_TP0"}, Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL", "CUDA_VISIBLE_DEVICES=1")}
+	o := obs(srv, w)
+	o.Version = "0.5.19.dev0"
+	r := Compare(exp, o)
+	if r.Drift != 1 || !strings.Contains(rowsText(r), "DIFFERENT CUDA_VISIBLE_DEVICES") {
+		t.Errorf("drift %d, want CUDA_VISIBLE_DEVICES DIFFERENT:\n%s", r.Drift, rowsText(r))
+	}
+}

@@ -37,7 +37,11 @@ type EnvWrite struct {
 	// which any one must be true; conditions on anything else are not
 	// modelled (the write may happen under them).
 	Requires [][]string `json:"requires"`
-	Source   string     `json:"source"`
+	// ReadsEnv: a condition other than the unset test reads the
+	// environment (another variable, or this one's value), which a plan's
+	// flags cannot decide.
+	ReadsEnv bool   `json:"reads_env"`
+	Source   string `json:"source"`
 }
 
 // EnvRead is one environment name SGLang reads: a field of srt/environ.py's

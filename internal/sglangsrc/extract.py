@@ -158,12 +158,26 @@ def flag_dest(n):
     return None
 
 
+def reads_env(node):
+    """Whether an expression reads the environment (os.environ, getenv,
+    an Envs field, get_*_env_var)."""
+    for n in ast.walk(node):
+        if is_os_environ(n) or envs_field_name(n):
+            return True
+        if isinstance(n, ast.Call):
+            f = text(n.func)
+            if f in ("os.getenv", "getenv") or (f.startswith("get_") and f.endswith("_env_var")):
+                return True
+    return False
+
+
 def overwrite_info(conds, name, key):
-    """Whether a write only fills the variable in when it is unset, and the
+    """Whether a write only fills the variable in when it is unset; the
     flags (argparse dests) it needs: a list of groups, each met when any one
-    of its dests is true. Conditions on anything else are not modelled: the
-    write may happen under them."""
-    fills_only, requires = False, []
+    of its dests is true; and whether another of its conditions reads the
+    environment. Conditions on anything else are not modelled: the write
+    may happen under them."""
+    fills_only, requires, env = False, [], False
     for _, c in conds:
         if c is None:
             continue
@@ -177,7 +191,9 @@ def overwrite_info(conds, name, key):
                 dests = [flag_dest(v) for v in rest]
                 if rest and all(dests):
                     requires.append(dests)
+                env = env or any(reads_env(v) for v in rest)
                 continue
+        env = env or reads_env(c)
         terms = c.values if isinstance(c, ast.BoolOp) and isinstance(c.op, ast.And) else [c]
         for t in terms:
             d = flag_dest(t)
@@ -187,7 +203,7 @@ def overwrite_info(conds, name, key):
                 ds = [flag_dest(v) for v in t.values]
                 if all(ds):
                     requires.append(ds)
-    return fills_only, requires
+    return fills_only, requires, env
 
 
 def exits(body):
@@ -427,7 +443,7 @@ class Walker:
     def write(self, node, key, how, value):
         names, expr = self.names_of(key) if key is not None else ([""], "")
         for n in names:
-            fills_only, requires = overwrite_info(self.conds, n, key)
+            fills_only, requires, env = overwrite_info(self.conds, n, key)
             self.t["env_writes"].append({
                 "name": n,
                 "name_expr": expr,
@@ -437,6 +453,7 @@ class Walker:
                 "when": [c[0] for c in self.conds],
                 "fills_only": fills_only or how == "setdefault",
                 "requires": requires,
+                "reads_env": env,
                 "source": self.src(node),
             })
 

@@ -43,6 +43,7 @@ func TestExtract(t *testing.T) {
 		{"NCCL_CUMEM_ENABLE", "assign", "python/sglang/srt/entrypoints/engine.py:9", false, "[[enable_symm_mem]]", "'NCCL_CUMEM_ENABLE' not in os.environ or server_args.enable_symm_mem"},
 		{"CUTE_DSL_LOG_LEVEL", "assign", "python/sglang/srt/entrypoints/engine.py:11", true, "[]", "os.environ.get('CUTE_DSL_LOG_LEVEL') is None"},
 		{"PUT_ME", "putenv", "python/sglang/srt/entrypoints/engine.py:12", false, "[]", ""},
+		{"PDL", "assign", "python/sglang/srt/entrypoints/engine.py:35", false, "[]", "os.environ.get('PDL', '1') != '0'"},
 		{"UPDATED_A", "update", "python/sglang/srt/entrypoints/engine.py:13", false, "[]", ""},
 		{"UPDATED_B", "update", "python/sglang/srt/entrypoints/engine.py:13", false, "[]", ""},
 		// Keys of the dict a function returns, walked by a loop.
@@ -59,6 +60,12 @@ func TestExtract(t *testing.T) {
 		}
 		if w.How != tt.how || w.Source != tt.source || w.FillsOnly != tt.fillsOnly || fmt.Sprint(w.Requires) != tt.requires || strings.Join(w.When, " | ") != tt.when {
 			t.Errorf("%s: got how=%s source=%s fills=%v requires=%v when=%q, want %s %s %v %s %q", tt.name, w.How, w.Source, w.FillsOnly, w.Requires, strings.Join(w.When, " | "), tt.how, tt.source, tt.fillsOnly, tt.requires, tt.when)
+		}
+	}
+	// Conditions that read the environment are marked: flags cannot decide them.
+	for name, want := range map[string]bool{"PDL": true, "NCCL_CUMEM_ENABLE": false, "NCCL_ALGO": false, "CUTE_DSL_LOG_LEVEL": false} {
+		if writes[name].ReadsEnv != want {
+			t.Errorf("%s: reads_env %v, want %v", name, writes[name].ReadsEnv, want)
 		}
 	}
 	if w := writes["SGLANG_*"]; w.NameExpr != "SGL_*" {

@@ -28,3 +28,8 @@ def reserved(post_capture):
         f"KV Cache {'VA upper bound' if post_capture else 'is allocated'}. "
         f"dtype: {post_capture}"
     )
+
+
+def pdl():
+    if os.environ.get("PDL", "1") != "0":
+        os.environ["PDL"] = "1"
