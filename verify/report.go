@@ -58,6 +58,9 @@ type Report struct {
 	Rows     []Row        `json:"rows"`
 	// Drift counts the perf-relevant rows that are not MATCH.
 	Drift int `json:"drift"`
+	// SGLangTables says which generated SGLang tables judged the variables
+	// SGLang writes itself (WARN when not the deployment's version's).
+	SGLangTables string `json:"sglang_tables,omitempty"`
 }
 
 // OK reports whether every perf-relevant setting matches.
@@ -65,6 +68,7 @@ func (r *Report) OK() bool { return r.Drift == 0 }
 
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
+	r.SGLangTables = tablesNote(deploymentVersion(r.Expected, r.Observed))
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

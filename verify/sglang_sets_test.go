@@ -136,3 +136,17 @@ func TestEnvConditionedWriteStaysDifferent(t *testing.T) {
 		t.Errorf("drift %d, want CUDA_VISIBLE_DEVICES DIFFERENT:\n%s", r.Drift, rowsText(r))
 	}
 }
+
+// TestReportJSONNamesTables: verify --json says which SGLang tables it
+// judged by, as the text report's note does.
+func TestReportJSONNamesTables(t *testing.T) {
+	o := obs(Process{PID: 100, Argv: serverArgv(), Env: env("NCCL_ALGO=Ring", "NCCL_PROTO=LL")})
+	o.Version = "0.5.10"
+	var b strings.Builder
+	if err := Compare(expected(), o).WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"sglang_tables": "WARN SGLang 0.5.6.post2 tables (5c8bd8b51): no tables for SGLang 0.5.10; using the nearest older"`; !strings.Contains(b.String(), want) {
+		t.Errorf("JSON report lacks %s:\n%s", want, b.String())
+	}
+}
