@@ -148,6 +148,11 @@ def is_unset_guard(c, name, key):
             return envs_field_name(o.func.value) == name
         if isinstance(o, ast.Compare) and len(o.ops) == 1 and isinstance(o.ops[0], ast.In) and is_os_environ(o.comparators[0]) and names_it(o.left):
             return True
+        # not os.environ.get(NAME) / not os.getenv(NAME): unset or empty.
+        if isinstance(o, ast.Call) and isinstance(o.func, ast.Attribute) and len(o.args) == 1 and names_it(o.args[0]):
+            if (is_os_environ(o.func.value) and o.func.attr == "get") or (
+                isinstance(o.func.value, ast.Name) and o.func.value.id == "os" and o.func.attr == "getenv"):
+                return True
     return False
 
 

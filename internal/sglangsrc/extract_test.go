@@ -44,6 +44,7 @@ func TestExtract(t *testing.T) {
 		{"CUTE_DSL_LOG_LEVEL", "assign", "python/sglang/srt/entrypoints/engine.py:11", true, "[]", "os.environ.get('CUTE_DSL_LOG_LEVEL') is None"},
 		{"PUT_ME", "putenv", "python/sglang/srt/entrypoints/engine.py:12", false, "[]", ""},
 		{"PDL", "assign", "python/sglang/srt/entrypoints/engine.py:35", false, "[]", "os.environ.get('PDL', '1') != '0'"},
+		{"FILL_EMPTY", "assign", "python/sglang/srt/entrypoints/engine.py:40", true, "[]", "not os.getenv('FILL_EMPTY')"},
 		{"UPDATED_A", "update", "python/sglang/srt/entrypoints/engine.py:13", false, "[]", ""},
 		{"UPDATED_B", "update", "python/sglang/srt/entrypoints/engine.py:13", false, "[]", ""},
 		// Keys of the dict a function returns, walked by a loop.

@@ -33,3 +33,8 @@ def reserved(post_capture):
 def pdl():
     if os.environ.get("PDL", "1") != "0":
         os.environ["PDL"] = "1"
+
+
+def fill_empty():
+    if not os.getenv("FILL_EMPTY"):
+        os.environ["FILL_EMPTY"] = "x"
