@@ -14,6 +14,9 @@ func (r *Report) header() string {
 	switch {
 	case r.SGLang.Version != "":
 		s += fmt.Sprintf(", sglang %s, flags from %s", r.SGLang.Version, r.SGLang.Flags)
+		if r.SGLang.Tables != "" {
+			s += ", SGLang tables " + r.SGLang.Tables
+		}
 	case r.SGLang.Flags != "":
 		s += ", flags from the " + r.SGLang.Flags
 	}

@@ -86,6 +86,10 @@ type SGLangInfo struct {
 	// Flags says where the flag list came from: "--help", "--help
 	// (cached)" or "embedded catalog".
 	Flags string `json:"flags"`
+	// Tables is the version of the SGLang tables generated from SGLang's
+	// source that preflight and verify judge this SGLang by: its own, else
+	// the nearest older (with a warning).
+	Tables string `json:"tables,omitempty"`
 }
 
 // Report is the outcome of one preflight.

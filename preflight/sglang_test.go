@@ -43,7 +43,7 @@ args:
 `, pkg, modelDir(t), testkit.FreePort(t))
 	plan := resolve(t, yaml, "")
 	r := run(t, plan, Options{StateDir: state})
-	wantInfo := SGLangInfo{Version: "9.9.9", Location: filepath.Join(pkg, "sglang"), Flags: "--help"}
+	wantInfo := SGLangInfo{Version: "9.9.9", Location: filepath.Join(pkg, "sglang"), Flags: "--help", Tables: "0.5.19.dev0"}
 	if r.SGLang != wantInfo {
 		t.Fatalf("sglang: got %+v, want %+v", r.SGLang, wantInfo)
 	}

@@ -149,7 +149,7 @@ func TestBenchURL(t *testing.T) {
 	if r.Observed == nil || len(r.Observed.Argv) < 3 || r.Observed.Argv[2] != "sglang.launch_server" {
 		t.Errorf("the hand-started server was not observed: %+v", r.Observed)
 	}
-	if r.SGLang != "0.5.10+sim" || r.SGLangFrom != "/server_info" || r.Host.CPUs < 1 {
+	if r.SGLang != "0.5.19.dev0+sim" || r.SGLangFrom != "/server_info" || r.Host.CPUs < 1 {
 		t.Errorf("got version %q from %q, host %+v", r.SGLang, r.SGLangFrom, r.Host)
 	}
 	gen := r.Workloads[0]
@@ -220,7 +220,7 @@ func TestBenchLaunch(t *testing.T) {
 	if r.Status != "ok" || !r.Launched || r.Fingerprint != want.Fingerprint || plan.Fingerprint != want.Fingerprint || r.Profile != "fast" {
 		t.Errorf("got %+v (plan fingerprint %s), want ok with fingerprint %s", r, plan.Fingerprint, want.Fingerprint)
 	}
-	if r.SGLang != "0.5.10+sim" || !strings.HasPrefix(r.SGLangFrom, "importlib.metadata via ") {
+	if r.SGLang != "0.5.19.dev0+sim" || !strings.HasPrefix(r.SGLangFrom, "importlib.metadata via ") {
 		t.Errorf("got version %q from %q, want it from the plan's interpreter", r.SGLang, r.SGLangFrom)
 	}
 	if r.Server == nil || r.Server.LoadTime <= 0 || len(r.Server.Phases) == 0 || r.Server.PID != serverPID || !strings.HasPrefix(r.Server.Stop, "stopped by sglaunch") {
