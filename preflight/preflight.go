@@ -113,6 +113,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkModels(plan, uses, items, o),
 		port,
 		checkMultiNode(ctx, plan),
+		checkHealthTiming(plan, envMap(items)),
 		checkGPUs(uses, items, gpus, py),
 		{site},
 	} {
