@@ -52,3 +52,17 @@ func SettingValues(f *Flag, written []string) []string {
 	}
 	return written
 }
+
+// SameSetting reports whether two flag names, written without their
+// leading dashes as a profile's args keys are (tp, tensor-parallel-size,
+// tp-size), select one setting of the embedded catalog: the same name, or
+// flags that store into one dest.
+func SameSetting(a, b string) bool {
+	if a == b {
+		return true
+	}
+	args := SGLangArgs()
+	fa, _, errA := args.Resolve("--" + a)
+	fb, _, errB := args.Resolve("--" + b)
+	return errA == nil && errB == nil && args.Setting(fa) == args.Setting(fb)
+}

@@ -32,6 +32,20 @@ func TestChildAliasReplacesParentFlagInPlace(t *testing.T) {
 	}
 }
 
+// TestChildRemovesParentFlagThroughAlias: a child's tp-size: false
+// removes its parent's tp: the extends chain merges args by setting, so
+// the removal meets the flag it removes (by name it met nothing, and the
+// parent's --tp 2 stayed).
+func TestChildRemovesParentFlagThroughAlias(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "parent.yaml", "args:\n  model-path: /m\n  tp: 2\n  cuda-graph-max-bs: 16\n")
+	write(t, dir, "child.yaml", "extends: parent\nargs:\n  tensor-parallel-size: false\n  cuda-graph-max-bs-decode: false\n")
+	p := resolve(t, Request{Profile: load(t, []string{dir}, "child"), Mode: ModeServe})
+	if got, want := argvTail(p), "--model-path /m"; got != want {
+		t.Errorf("argv: got %q, want %q", got, want)
+	}
+}
+
 // TestTwoSpellingsOneSetting: a setting given twice in one layer through
 // two spellings is passed once, at the first one's place with the last
 // value, and the plan lists the repeat (preflight warns on it; config

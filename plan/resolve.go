@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/internal/yamlnode"
@@ -300,9 +301,9 @@ func settingKeys() []string {
 
 func sameName(a, b string) bool { return a == b }
 
-// sameFlag reports whether two flag names select the same SGLang flag
-// (tp and tp-size do).
-func sameFlag(a, b string) bool { return a == b || CanonicalFlag(a) == CanonicalFlag(b) }
+// sameFlag reports whether two flag names select the same SGLang setting
+// (tp and tp-size do; so do cuda-graph-max-bs and cuda-graph-max-bs-decode).
+func sameFlag(a, b string) bool { return catalog.SameSetting(a, b) }
 
 // setEntry replaces the entry that same() matches, in place, or appends.
 func setEntry(s profiles.Section, e profiles.Entry, same func(a, b string) bool) profiles.Section {
