@@ -100,3 +100,19 @@ func TestOneOwnerPerDest(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamedFieldDests pins flags whose ServerArgs field has another
+// name (Arg(cli_name=...), server_args.py @ 382343f86): the catalog gave
+// them the name's dest, so verify looked for their value under a
+// /server_info key SGLang never reports.
+func TestRenamedFieldDests(t *testing.T) {
+	a := SGLangArgs()
+	for opt, dest := range map[string]string{
+		"--fp8-gemm-backend": "fp8_gemm_runner_backend", "--fp4-gemm-backend": "fp4_gemm_runner_backend",
+		"--elastic-ep-join-mode": "ep_join_mode", "--elastic-ep-join-rank-offset": "ep_join_rank_offset",
+	} {
+		if f, _ := a.Lookup(opt); f.Dest != dest {
+			t.Errorf("%s: dest %s, want %s", opt, f.Dest, dest)
+		}
+	}
+}
