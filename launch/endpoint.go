@@ -2,6 +2,9 @@ package launch
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/sglaunch/sglaunch/bench"
@@ -55,6 +58,12 @@ func (l *launch) listen(ctx context.Context, benchmarked *bench.Benchmarked) err
 	st := status.NewState(info)
 	srv, err := status.Listen(st, status.Options{Addr: p.StatusAddr, ProxyURL: proxyURL})
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			// Taken: by another process now, perhaps this unit's last
+			// run still ending. Exit 1, so that a restart tries again
+			// (exit 2 is bad input, which a unit never restarts).
+			return fmt.Errorf("status_addr %s (from %s) is taken: %w; a restart tries it again", p.StatusAddr, p.Provenance["status_addr"], err)
+		}
 		return inputerr.Errorf("status_addr %s (from %s): %w", p.StatusAddr, p.Provenance["status_addr"], err)
 	}
 	l.endpoint = &endpoint{state: st, srv: srv}

@@ -75,7 +75,9 @@ func run(ctx context.Context, s Spec, st steps) error {
 			benchmarked = st.benchmarked(ctx, l) // 3
 		}
 	}
-	l.begin() // 4
+	if err := l.begin(); err != nil { // 4
+		return err
+	}
 	defer l.state.End()
 	if p != nil && s.StatusEndpoint {
 		if err := l.listen(ctx, benchmarked); err != nil { // 5
@@ -104,11 +106,13 @@ func run(ctx context.Context, s Spec, st steps) error {
 
 // begin writes the runtime state before anything starts; the rank is in
 // it from the first write.
-func (l *launch) begin() {
+func (l *launch) begin() error {
 	s := l.spec
 	st := runstate.NewState(s.Plan, s.Mode, s.URL)
 	if s.Placement != nil {
 		st.Group = rankState(s.Plan, s.Placement)
 	}
-	l.state = runstate.Begin(s.RuntimeDir, st, func(err error) { s.Log.Warn("runtime state: " + err.Error()) })
+	var err error
+	l.state, err = runstate.Begin(s.RuntimeDir, st, func(err error) { s.Log.Warn("runtime state: " + err.Error()) })
+	return err
 }

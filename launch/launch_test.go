@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,6 +120,16 @@ func TestRunEarlyReturnRemovesState(t *testing.T) {
 		{"status endpoint cannot listen", func(s *Spec, _ *steps) {
 			s.Plan.StatusAddr = "256.0.0.1:1"
 		}, "sweep preflight benchmarked", true},
+		// Issue 22: a taken status port was exit 2 (bad input), which a
+		// unit never restarts; the port may be free at the next start.
+		{"status endpoint taken", func(s *Spec, _ *steps) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			s.Plan.StatusAddr = ln.Addr().String()
+		}, "sweep preflight benchmarked", false},
 		{"proxy without an endpoint", func(s *Spec, _ *steps) {
 			s.Plan.StatusAddr, s.StatusProxy = "", true
 		}, "sweep preflight benchmarked", true},

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,6 +88,12 @@ func (l *launch) startFor(ctx context.Context, p *plan.Plan, out io.Writer) (ben
 // benchServer is a session as bench.Run drives it.
 type benchServer struct{ session }
 
+// Stop stops the server; a stop that had to kill it after stop_timeout
+// is also bench.ErrStopKilled, which bench tells apart from a drain.
 func (s benchServer) Stop(ctx context.Context) (fmt.Stringer, error) {
-	return s.session.Stop(ctx)
+	status, err := s.session.Stop(ctx)
+	if errors.Is(err, launcher.ErrKilled) {
+		err = fmt.Errorf("%w: %w", bench.ErrStopKilled, err)
+	}
+	return status, err
 }

@@ -234,6 +234,9 @@ func (l *layered) unset(key string) error {
 		if err := checkArgName(name); err != nil {
 			return err
 		}
+		if err := l.checkUnsetArg(name); err != nil {
+			return err
+		}
 		l.args = setEntry(l.args, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Bool, Text: "false", From: "--unset"}}, sameFlag)
 	case strings.HasPrefix(key, "env."):
 		name := strings.TrimPrefix(key, "env.")
@@ -249,6 +252,23 @@ func (l *layered) unset(key string) error {
 		l.settings[key] = profiles.Value{Text: st.Default, From: "--unset"}
 	}
 	return nil
+}
+
+// checkUnsetArg refuses to remove a flag the plan does not have: such an
+// --unset did nothing, silently (issue 24).
+func (l *layered) checkUnsetArg(name string) error {
+	var names []string
+	for _, e := range l.args {
+		if sameFlag(e.Name, name) {
+			return nil
+		}
+		names = append(names, e.Name)
+	}
+	msg := fmt.Sprintf("--unset args.%s: the plan has no flag --%s to remove", name, name)
+	if near := catalog.Nearest(name, names, 1); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean args.%s?", near[0])
+	}
+	return inputerr.Errorf("%s (its flags: %s)", msg, strings.Join(names, ", "))
 }
 
 func checkArgName(name string) error {

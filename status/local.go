@@ -14,7 +14,7 @@ import (
 // one and it answers, else what its runtime state says. None found is an
 // empty list.
 func Local(ctx context.Context, dir, profile string) ([]*Snapshot, error) {
-	states, err := runstate.List(dir)
+	states, err := runstate.ListAll(dir)
 	if err != nil {
 		return nil, err
 	}

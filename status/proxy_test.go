@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
@@ -83,6 +84,7 @@ func TestProxyPassesSGLangSeriesWithLabels(t *testing.T) {
 	}
 
 	down = true
+	time.Sleep(proxyCacheFor) // the last read serves scrapes until then
 	code, text := get(t, srv.URL()+"/metrics")
 	fams = parse(t, text)
 	if v, ok := value(fams, "sglaunch_sglang_metrics_up", nil); code != 200 || !ok || v != 0 {

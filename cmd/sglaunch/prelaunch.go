@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
@@ -25,7 +26,12 @@ var (
 // each on a line of its own, the drops that change which GPUs the server
 // uses: one line in a 60-line dump is easily missed.
 func (e *env) printPlan(p *plan.Plan, log *slog.Logger) {
-	fmt.Fprint(e.stderr, p.Text())
+	if logging.IsJSON(log) {
+		// One JSON object, like every other line of the stream.
+		log.Info("effective config", "plan", p.View())
+	} else {
+		fmt.Fprint(e.stderr, p.Text())
+	}
 	for _, w := range p.DropWarnings() {
 		log.Warn(w.String())
 	}

@@ -1,6 +1,7 @@
 package runstate
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -34,14 +35,19 @@ func NewState(p *plan.Plan, mode, url string) *State {
 	return st
 }
 
-// Begin writes st under dir and returns its launch. warn is told of a
-// write that failed (the launch goes on without a state file).
-func Begin(dir string, st *State, warn func(error)) *Launch {
+// Begin writes st under dir and returns its launch. A first write that
+// fails is an error: a launch without its state file could not be found
+// by status or verify, nor its leftovers by the next start's sweep. warn
+// is told of a later write that failed.
+func Begin(dir string, st *State, warn func(error)) (*Launch, error) {
 	l := &Launch{dir: dir, warn: warn, state: *st}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.writeLocked()
-	return l
+	if err := Write(l.dir, &l.state); err != nil {
+		return nil, fmt.Errorf("runtime state in %s: %w; a launch is not started untracked (set SGLAUNCH_RUNTIME_DIR to a directory of your own)", dir, err)
+	}
+	l.wrote = true
+	return l, nil
 }
 
 // ID is the launch id its processes carry.
@@ -61,8 +67,12 @@ func (l *Launch) Started(pid int) { l.Update(func(s *State) { s.SetServer(pid) }
 // Ready records the load's timing once the server is ready.
 func (l *Launch) Ready(load health.Load) { l.Update(func(s *State) { s.Load = load }) }
 
-// End removes the state file, if one was written.
+// End removes the state file, if one was written; a nil launch (never
+// begun) has none.
 func (l *Launch) End() {
+	if l == nil {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.wrote {

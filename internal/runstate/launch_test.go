@@ -3,6 +3,7 @@ package runstate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sglaunch/sglaunch/health"
@@ -12,7 +13,10 @@ import (
 // disk when Update returns, and End removes the file.
 func TestLaunchWritesEveryChange(t *testing.T) {
 	dir := t.TempDir()
-	l := Begin(dir, NewState(nil, "bench", "http://127.0.0.1:1"), func(err error) { t.Errorf("warned: %v", err) })
+	l, err := Begin(dir, NewState(nil, "bench", "http://127.0.0.1:1"), func(err error) { t.Errorf("warned: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
 	read := func() *State {
 		t.Helper()
 		list, err := List(dir)
@@ -30,7 +34,7 @@ func TestLaunchWritesEveryChange(t *testing.T) {
 		check func(*State) bool
 	}{
 		{"status URL", func() { l.Update(func(s *State) { s.StatusURL = "http://127.0.0.1:2" }) }, func(s *State) bool { return s.StatusURL == "http://127.0.0.1:2" }},
-		{"started", func() { l.Started(os.Getpid()) }, func(s *State) bool { return s.ServerPID == os.Getpid() && s.ServerExe != "" }},
+		{"started", func() { l.Started(os.Getpid()) }, func(s *State) bool { return s.ServerPID == os.Getpid() && s.ServerStart != 0 && s.BootID != "" }},
 		{"ready", func() { l.Ready(health.Load{Seconds: 1.5}) }, func(s *State) bool { return s.Seconds == 1.5 }},
 	}
 	for _, st := range steps {
@@ -48,18 +52,36 @@ func TestLaunchWritesEveryChange(t *testing.T) {
 	}
 }
 
-// TestLaunchWithoutStateFile: a state that cannot be written is said
-// once per write, and End has nothing to remove.
-func TestLaunchWithoutStateFile(t *testing.T) {
+// TestUnwritableRuntimeDirRefusesLaunch pins issue 22: an unwritable
+// runtime directory let serve run untracked (a warning, then no state
+// file: status, verify and the next start's sweep could not find it).
+// The first write's failure is now an error naming the directory; a
+// later one is warned.
+func TestUnwritableRuntimeDirRefusesLaunch(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "not-a-dir")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	l, err := Begin(file, NewState(nil, "bench", ""), func(error) { t.Error("warned instead of failing") })
+	if err == nil || l != nil || !strings.Contains(err.Error(), file) {
+		t.Fatalf("Begin in a file: %v, %v; want an error naming %s", l, err, file)
+	}
+	l.End() // a launch never begun has nothing to remove
+
+	dir := t.TempDir()
 	var warned int
-	l := Begin(file, NewState(nil, "bench", ""), func(error) { warned++ })
+	l, err = Begin(dir, NewState(nil, "bench", ""), func(error) { warned++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	l.Started(os.Getpid())
-	l.End()
-	if warned != 2 {
-		t.Errorf("warned %d times, want 2 (Begin, Started)", warned)
+	if warned != 1 {
+		t.Errorf("a later failed write warned %d times, want 1", warned)
 	}
 }
