@@ -3,6 +3,8 @@ package catalog
 import (
 	"slices"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
 
 // TestSetting pins the setting each spelling stores into, as argparse's
@@ -114,5 +116,36 @@ func TestRenamedFieldDests(t *testing.T) {
 		if f, _ := a.Lookup(opt); f.Dest != dest {
 			t.Errorf("%s: dest %s, want %s", opt, f.Dest, dest)
 		}
+	}
+}
+
+// TestDestsAgreeWithGeneratedTables: every flag the hand catalog shares
+// with the newest table generated from SGLang's source stores into the
+// same dest there, so the settings the fingerprint, diff and verify
+// compare by are SGLang's own (the hand catalog guessed the dest of
+// deprecated flags from their replacement, and of renamed fields from
+// the flag).
+func TestDestsAgreeWithGeneratedTables(t *testing.T) {
+	all, err := sglangtab.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := all[len(all)-1]
+	a := SGLangArgs()
+	n := 0
+	for _, row := range newest.ServerArgs {
+		for _, opt := range row.Flags {
+			f, ok := a.Lookup(opt)
+			if !ok {
+				continue
+			}
+			n++
+			if f.Dest != row.Dest {
+				t.Errorf("%s: the catalog stores into %s, SGLang %s (%s) into %s", opt, f.Dest, newest.Meta.Version, row.Source, row.Dest)
+			}
+		}
+	}
+	if n < 400 {
+		t.Errorf("only %d flags compared", n)
 	}
 }
