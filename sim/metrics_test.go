@@ -11,6 +11,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
 
 // scrape reads the sim's /metrics into metric families.
@@ -128,6 +130,8 @@ func TestMetricsLabelSetsAsSGLang(t *testing.T) {
 		}
 	}
 
+	checkAgainstTables(t, fams)
+
 	// Every scheduler logs under --enable-metrics-for-all-schedulers; with
 	// ep 2 of tp 2 each rank is its own expert-parallel rank.
 	q := startSim(t, nil, "--enable-metrics", "--tp-size", "2", "--ep-size", "2", "--enable-metrics-for-all-schedulers")
@@ -142,5 +146,39 @@ func TestMetricsLabelSetsAsSGLang(t *testing.T) {
 	}
 	if want := []string{"0/0", "1/1"}; !slices.Equal(ranks, want) {
 		t.Errorf("tp_rank/moe_ep_rank of the series: got %s, want %s", strings.Join(ranks, " "), strings.Join(want, " "))
+	}
+}
+
+// checkAgainstTables holds the sim's series to the metrics table
+// generated from SGLang's source for the version the sim reports: each
+// is a metric SGLang defines, of its kind, with is_streaming exactly
+// where SGLang's label list adds it.
+func checkAgainstTables(t *testing.T, fams map[string]*dto.MetricFamily) {
+	t.Helper()
+	c, err := sglangtab.For(Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]dto.MetricType{"Gauge": dto.MetricType_GAUGE, "Counter": dto.MetricType_COUNTER, "Histogram": dto.MetricType_HISTOGRAM}
+	for name, f := range fams {
+		var row *sglangtab.Metric
+		for i := range c.Metrics {
+			if c.Metrics[i].Name == name {
+				row = &c.Metrics[i]
+			}
+		}
+		if row == nil {
+			t.Errorf("%s: not a metric of SGLang %s's tables", name, c.Meta.Version)
+			continue
+		}
+		if kinds[row.Kind] != f.GetType() {
+			t.Errorf("%s: a %v, SGLang's is a %s (%s)", name, f.GetType(), row.Kind, row.Source)
+		}
+		streaming := strings.Contains(strings.Join(row.Labels, " "), "is_streaming")
+		for _, m := range f.Metric {
+			if _, has := labelsOf(m)["is_streaming"]; has != streaming {
+				t.Errorf("%s: is_streaming label %v, SGLang's labels %q (%s)", name, has, row.Labels, row.Source)
+			}
+		}
 	}
 }
