@@ -106,6 +106,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 	for _, part := range [][]Finding{
 		py.findings,
 		checkFlags(plan, py.args, uses, py.origin),
+		checkRepeats(plan),
 		checkSGLangEnv(items, py),
 		nccl,
 		torch,
