@@ -32,6 +32,13 @@ const (
 	// second Ctrl-C obeyed): far below the budgets the test sets, so only
 	// the behaviour under test can meet it.
 	promptly = 10 * time.Second
+	// treeWatchEvery is the sessions' launcher.Options.TreeWatchEvery:
+	// short, so that a test waits for a few walks of the server's tree
+	// in a fraction of a second (production walks every second).
+	treeWatchEvery = 20 * time.Millisecond
+	// treeWalks is a wait that holds several walks even when the ticker
+	// lags on a loaded machine.
+	treeWalks = 10 * treeWatchEvery
 )
 
 // fake is a plan that runs testdata/fake_server.py, plus the buffers its
@@ -85,7 +92,7 @@ func (f *fake) options(t *testing.T) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Options: launcher.Options{Stdout: f.stdout, Stderr: f.stderr, Logger: log}, StateDir: f.dir}
+	return Options{Options: launcher.Options{Stdout: f.stdout, Stderr: f.stderr, Logger: log, TreeWatchEvery: treeWatchEvery}, StateDir: f.dir}
 }
 
 // noSurvivors fails the test if any process started by it is still alive.
@@ -290,7 +297,7 @@ func TestStopKillsSetpgidOrphan(t *testing.T) {
 		t.Fatalf("Launch: %v", err)
 	}
 	child := readPid(t, pidFile)
-	time.Sleep(3 * launcher.TreeWatchEvery) // let a walk of the tree see it
+	time.Sleep(treeWalks) // let a walk of the tree see it
 	// The server dies first (SIGKILL): the worker is re-parented to us.
 	_ = syscall.Kill(s.ServerPID(), syscall.SIGKILL)
 	<-s.Done()
@@ -316,7 +323,7 @@ func TestStopSparesOwnChildren(t *testing.T) {
 	if err := quick.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * launcher.TreeWatchEvery) // a zombie for the tree walks to leave alone
+	time.Sleep(treeWalks) // a zombie for the tree walks to leave alone
 	if _, err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
