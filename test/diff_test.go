@@ -9,6 +9,7 @@ import (
 
 // TestDiff compares a profile, a bench record and running deployments.
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port, rec := benchKimiOnSim(t, e)
 

@@ -10,6 +10,7 @@ import (
 // the packages that need only the plan never reach the process code, the
 // process code knows nothing of readiness or systemd, and so on.
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	const mod = "github.com/sglaunch/sglaunch/"
 	out, err := exec.Command("go", "list", "-deps=false", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "../...").Output()
 	if err != nil {
