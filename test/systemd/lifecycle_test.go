@@ -18,6 +18,7 @@ import (
 // it; BenchmarkStartLag measures the time from /health's first 200 to
 // systemctl start returning over many.
 func TestStartBlocksUntilHealthy(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	c := newStartCycle(t, m, "start", 31001)
 	statuses, _ := c.start(t)
@@ -131,6 +132,7 @@ func eventTime(t testing.TB, path, name string) time.Time {
 // TestEscalatedStopEndsClean pins B6: `systemctl stop` of a server that
 // needs the SIGKILL escalation left the unit failed (137).
 func TestEscalatedStopEndsClean(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "stubborn", 31002, map[string]string{"SGLANG_SIM_IGNORE_SIGTERM": "1"}, "stop_timeout: 2s\n")
 	m.unit(t, "e2e-stubborn", p, nil, nil)
@@ -161,6 +163,7 @@ const floodBytes = 10_000_000
 // limit and with journald's default one (the unit without its
 // LogRateLimit lines).
 func TestCrashAfterFloodKeepsTheReason(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "flood", 31003, map[string]string{
 		"SGLANG_SIM_LOG_FLOOD_BYTES":   strconv.Itoa(floodBytes),
@@ -249,6 +252,7 @@ func floodLines(t *testing.T, m *machine, unit string) (kept, lost int) {
 // (its /health stops answering) is stopped by sglaunch's liveness and
 // restarted by systemd.
 func TestHangAfterReadyRestarts(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "hang", 31004, map[string]string{"SGLANG_SIM_HANG_AFTER_READY": "1", "SGLANG_HEALTH_CHECK_TIMEOUT": "1"},
 		"health:\n  interval: 500ms\n  failure_threshold: 2\n  request_timeout: 2s\nstop_timeout: 3s\n")
@@ -274,6 +278,7 @@ func TestHangAfterReadyRestarts(t *testing.T) {
 // TestExitTwoDoesNotRestart pins B10's first half: exit status 2 (a typo
 // in the profile) restarted every 10 s forever.
 func TestExitTwoDoesNotRestart(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "typo", 31005, nil, "")
 	m.unit(t, "e2e-typo", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
@@ -292,7 +297,9 @@ func TestExitTwoDoesNotRestart(t *testing.T) {
 }
 
 // TestCrashLoopEnds pins B10's second half: a server that crashes during
-// every load was restarted forever; the start limit ends the loop.
+// every load was restarted forever; the start limit ends the loop. It
+// does not run in parallel: restarts slowed by other tests could spread
+// the loop past the start-limit interval.
 func TestCrashLoopEnds(t *testing.T) {
 	m := needMachine(t)
 	p := profile(t, m, "crashloop", 31006, map[string]string{"SGLANG_SIM_CRASH_DURING_LOAD": "0.2"}, "")

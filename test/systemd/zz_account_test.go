@@ -1,6 +1,7 @@
 package systemd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 // This file's name sorts last on purpose: the unit for a system account
 // makes /var/cache/sglaunch and /var/lib/sglaunch that account's, and the
 // tests that run as root afterwards would refuse them (sglaunch never
-// uses a directory another account can write).
+// uses a directory another account can write) until its cleanup gives
+// them back. The parallel tests run after every serial one, this one
+// included, so they rely on that cleanup.
 
 // TestUnitForSystemAccount pins B7: `unit --user U` failed at once for a
 // normal system account (mkdir /nonexistent: permission denied): the
@@ -28,8 +31,12 @@ func TestUnitForSystemAccount(t *testing.T) {
 	p := profile(t, m, "account", 31204, nil, "")
 	// The unit's State/CacheDirectory= become the account's; give them
 	// back to root for the tests after this one, which run as root.
+	// Not t.Context(): it is cancelled before the cleanup runs, and the
+	// chown never ran.
 	t.Cleanup(func() {
-		m.exec(t.Context(), nil, "chown", "-R", "root:root", "/var/cache/sglaunch", "/var/lib/sglaunch")
+		if _, errOut, code := m.exec(context.Background(), nil, "chown", "-R", "root:root", "/var/cache/sglaunch", "/var/lib/sglaunch"); code != 0 {
+			t.Errorf("give the state and cache directories back to root: exit %d: %s", code, errOut)
+		}
 	})
 	m.unit(t, "e2e-account", p, []string{"--user", account}, nil)
 	m.systemctl(t, "start", "e2e-account")
