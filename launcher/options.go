@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 )
 
 // Options says how Start runs the plan's server.
@@ -40,4 +41,8 @@ type Options struct {
 	// stop request and when it ends by itself (systemd's STOPPING=1). It
 	// may be called more than once.
 	OnStopping func(why string)
+	// TreeWatchEvery spaces the walks of /proc that note the server's
+	// tree and reap adopted orphans (default DefaultTreeWatchEvery; tests
+	// shorten it so that a walk happens within their wait).
+	TreeWatchEvery time.Duration
 }

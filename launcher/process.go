@@ -71,6 +71,9 @@ func Start(ctx context.Context, p *plan.Plan, opts Options) (*Process, error) {
 	if opts.TTY == nil {
 		opts.TTY = os.Stdin
 	}
+	if opts.TreeWatchEvery <= 0 {
+		opts.TreeWatchEvery = DefaultTreeWatchEvery
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -234,15 +237,16 @@ func (s *Process) killTree() {
 	}
 }
 
-// TreeWatchEvery spaces the walks of /proc that note the server's tree
-// and reap adopted orphans (a few milliseconds each).
-const TreeWatchEvery = time.Second
+// DefaultTreeWatchEvery spaces the walks of /proc that note the
+// server's tree and reap adopted orphans (a few milliseconds each) when
+// Options.TreeWatchEvery is unset.
+const DefaultTreeWatchEvery = time.Second
 
 // reapLoop keeps the tree's membership current while the server runs,
 // and collects adopted orphans that exit, so that they do not linger as
 // zombies of sglaunch.
 func (s *Process) reapLoop() {
-	t := time.NewTicker(TreeWatchEvery)
+	t := time.NewTicker(s.opts.TreeWatchEvery)
 	defer t.Stop()
 	for {
 		select {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -41,11 +42,20 @@ func start(t *testing.T, p *plan.Plan) (*Process, *testkit.SyncBuffer) {
 	return s, &out
 }
 
+// trapped starts a shell that sets trap (a TERM handler) and returns
+// once the shell says it is set, so that the test's SIGTERM meets the
+// trap and not the shell's default.
+func trapped(t *testing.T, trap string) *Process {
+	t.Helper()
+	s, out := start(t, shPlan(t, trap+"; echo trap set; while :; do sleep 0.05; done"))
+	testkit.WaitFor(t, launchTimeout, `"trap set"`, func() bool { return strings.Contains(out.String(), "trap set\n") })
+	return s
+}
+
 // TestStopWithinGrace: a process that ends on SIGTERM stops with a nil
 // error and its status.
 func TestStopWithinGrace(t *testing.T) {
-	s, _ := start(t, shPlan(t, "trap 'exit 7' TERM; while :; do sleep 0.05; done"))
-	time.Sleep(200 * time.Millisecond) // let the trap be set
+	s := trapped(t, "trap 'exit 7' TERM")
 	status, err := s.Stop(context.Background(), syscall.SIGTERM, launchTimeout)
 	if err != nil || status != 7 {
 		t.Errorf("Stop: got %v, %v; want exit status 7, nil", status, err)
@@ -58,8 +68,7 @@ func TestStopWithinGrace(t *testing.T) {
 // TestStopEscalates: a process that ignores SIGTERM is killed once the
 // grace period is over, and Stop's error says so.
 func TestStopEscalates(t *testing.T) {
-	s, _ := start(t, shPlan(t, "trap '' TERM; while :; do sleep 0.05; done"))
-	time.Sleep(200 * time.Millisecond)
+	s := trapped(t, "trap '' TERM")
 	began := time.Now()
 	status, err := s.Stop(context.Background(), syscall.SIGTERM, 300*time.Millisecond)
 	if !errors.Is(err, ErrKilled) {

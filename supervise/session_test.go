@@ -32,6 +32,13 @@ const (
 	// second Ctrl-C obeyed): far below the budgets the test sets, so only
 	// the behaviour under test can meet it.
 	promptly = 10 * time.Second
+	// treeWatchEvery is the sessions' launcher.Options.TreeWatchEvery:
+	// short, so that a test waits for a few walks of the server's tree
+	// in a fraction of a second (production walks every second).
+	treeWatchEvery = 20 * time.Millisecond
+	// treeWalks is a wait that holds several walks even when the ticker
+	// lags on a loaded machine.
+	treeWalks = 10 * treeWatchEvery
 )
 
 // fake is a plan that runs testdata/fake_server.py, plus the buffers its
@@ -85,7 +92,7 @@ func (f *fake) options(t *testing.T) Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Options: launcher.Options{Stdout: f.stdout, Stderr: f.stderr, Logger: log}, StateDir: f.dir}
+	return Options{Options: launcher.Options{Stdout: f.stdout, Stderr: f.stderr, Logger: log, TreeWatchEvery: treeWatchEvery}, StateDir: f.dir}
 }
 
 // noSurvivors fails the test if any process started by it is still alive.
@@ -222,7 +229,9 @@ func TestStartBudgets(t *testing.T) {
 		want error
 	}{
 		{"start timeout", map[string]string{"FAKE_NEVER_BIND": "1", "FAKE_CHATTER": "0.05"}, map[string]string{"health.start_timeout": "3s"}, ErrStartTimeout}, // 3s: python must have set its SIGTERM handler, even on a loaded host
-		{"stall", map[string]string{"FAKE_NEVER_BIND": "1", "FAKE_LINES": "one line"}, map[string]string{"health.stall_timeout": "1s"}, ErrStalled},
+		// 3s, as above: with 1s a loaded host stalled python before its
+		// handler was set, and the server died of SIGTERM (143), not 0.
+		{"stall", map[string]string{"FAKE_NEVER_BIND": "1", "FAKE_LINES": "one line"}, map[string]string{"health.stall_timeout": "3s"}, ErrStalled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,7 +299,7 @@ func TestStopKillsSetpgidOrphan(t *testing.T) {
 		t.Fatalf("Launch: %v", err)
 	}
 	child := readPid(t, pidFile)
-	time.Sleep(3 * launcher.TreeWatchEvery) // let a walk of the tree see it
+	time.Sleep(treeWalks) // let a walk of the tree see it
 	// The server dies first (SIGKILL): the worker is re-parented to us.
 	_ = syscall.Kill(s.ServerPID(), syscall.SIGKILL)
 	<-s.Done()
@@ -316,7 +325,7 @@ func TestStopSparesOwnChildren(t *testing.T) {
 	if err := quick.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * launcher.TreeWatchEvery) // a zombie for the tree walks to leave alone
+	time.Sleep(treeWalks) // a zombie for the tree walks to leave alone
 	if _, err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -360,8 +369,8 @@ func TestSignals(t *testing.T) {
 			}
 			for i, sig := range tt.send {
 				sigs <- sig
-				if i == 0 {
-					time.Sleep(200 * time.Millisecond) // let the first one land
+				if i == 0 && len(tt.send) > 1 {
+					waitLog(t, f, "stopping the server") // the first one landed
 				}
 			}
 			done := make(chan error, 1)

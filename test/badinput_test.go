@@ -34,6 +34,7 @@ const (
 // badInputTime and badInputRSS, and nothing it prints holds a raw control
 // character.
 func TestBadInputCorpus(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := filepath.Join(e.Dir, corpusDirName)
 	copyCorpus(t, filepath.Join("testdata", corpusDirName), dir)

@@ -118,6 +118,7 @@ const smallWorkloads = `
 var fastSim = map[string]string{"SGLANG_SIM_TTFT_MS": "50", "SGLANG_SIM_ITL_MS": "5", "SGLANG_SIM_LOAD_SECONDS": "0.5", "SGLANG_SIM_WARMUP_SECONDS": "0.1"}
 
 func TestBenchURL(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "hand", fastSim, "")
 	argv, planEnv := planOf(t, e, "--profile", "hand")
@@ -185,6 +186,7 @@ func TestBenchURL(t *testing.T) {
 // server as serve does, runs the profile's workloads, records the plan
 // with the results, and stops the server with nothing left behind.
 func TestBenchLaunch(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "fast", fastSim, "bench:\n  workloads:"+strings.ReplaceAll(smallWorkloads, "\n  ", "\n    "))
 	p := e.Start("bench", "--profile", "fast")
@@ -251,7 +253,8 @@ func isDone(p *Proc) bool {
 }
 
 // TestBenchCompare: two runs of one profile, the second with a slower
-// decode and other NCCL and flag settings; compare shows both.
+// decode and other NCCL and flag settings; compare shows both. It judges
+// a measured decode rate, so it does not run in parallel with the others.
 func TestBenchCompare(t *testing.T) {
 	e := newEnv(t)
 	simProfile(t, e, "cmp", fastSim, "bench:\n  workloads:\n    - name: one\n      input_len: 16\n      output_len: 30\n      requests: 2\n")
@@ -297,6 +300,7 @@ func TestBenchCompare(t *testing.T) {
 }
 
 func TestBenchInputErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "ok", fastSim, "")
 	badTemplate := e.Profile("badtpl", "extends: ok\nbench:\n  workloads:\n    - name: x\n      command: \"run {{.Nope}}\"\n")
@@ -330,6 +334,7 @@ func TestBenchInputErrors(t *testing.T) {
 // TestBenchUnreachableURL: bench --url to a server that is not there
 // exits 1 saying so, and records nothing.
 func TestBenchUnreachableURL(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d", testkit.FreePort(t))
 	_, stderr, code := e.Run("bench", "--url", url)
@@ -345,6 +350,7 @@ func TestBenchUnreachableURL(t *testing.T) {
 
 // TestBenchServerDiesMidRun: the record keeps what completed, marked failed.
 func TestBenchServerDiesMidRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "dies", fastSim, `bench:
   workloads:
@@ -394,6 +400,7 @@ func TestBenchServerDiesMidRun(t *testing.T) {
 }
 
 func TestBenchLaunchFails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	env := map[string]string{"SGLANG_SIM_CRASH_DURING_LOAD": "0.2"}
 	for k, v := range fastSim {
@@ -410,6 +417,7 @@ func TestBenchLaunchFails(t *testing.T) {
 }
 
 func TestBenchInterrupted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "intr", fastSim, "bench:\n  workloads:\n    - name: long\n      output_len: 100000\n      requests: 1\n")
 	p := e.Start("bench", "--profile", "intr")
@@ -432,6 +440,7 @@ func TestBenchInterrupted(t *testing.T) {
 }
 
 func TestBenchKeepRunning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	name := "keep"
 	port := simProfile(t, e, name, fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")

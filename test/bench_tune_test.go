@@ -126,6 +126,8 @@ func within(got, want, pct float64) bool { return math.Abs(got-want) <= want*pct
 // ITL per token and the chunk gaps beside it; the accept length comes from
 // the server after a /flush_cache before each round; the record holds the
 // speculative settings, the rounds and, with --details, every request.
+// It measures ITL to within a third, so it does not run in parallel
+// with the others, which would share its CPUs.
 func TestBenchSpeculativeChunks(t *testing.T) {
 	e := newEnv(t)
 	sim := map[string]string{"SGLANG_SIM_TTFT_MS": "50", "SGLANG_SIM_ITL_MS": "10", "SGLANG_SIM_ACCEPT_LENGTH": "2",
@@ -182,6 +184,7 @@ bench:
 // generate or chat text path, reproducibly, and the record says what was
 // used; a bad dataset file is an input error before any server starts.
 func TestBenchDatasets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	src, _ := filepath.Abs("../bench/workload/testdata")
 	for _, f := range []string{"sharegpt-sample.json", "prompts.jsonl"} {
@@ -268,7 +271,8 @@ func jsonOf(v any) string {
 
 // TestBenchGoodputRoundsAndGate: goodput against the workload's SLO; two
 // runs whose ITL differs (5 then 10 ms) are judged beyond the noise of
-// their rounds, and --fail-if-slower fails the slower one.
+// their rounds, and --fail-if-slower fails the slower one. It judges
+// measured latencies, so it does not run in parallel with the others.
 func TestBenchGoodputRoundsAndGate(t *testing.T) {
 	e := newEnv(t)
 	simProfile(t, e, "gate", fastSim, `bench:
@@ -314,6 +318,7 @@ func TestBenchGoodputRoundsAndGate(t *testing.T) {
 // with its bare Infinity, gives metrics; bench export writes a record as
 // bench_serving writes its results, which Python's json reads.
 func TestBenchServingInterop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	line := `{"backend": "sglang", "request_rate": Infinity, "completed": 7, "median_ttft_ms": 51.5, "accept_length": NaN}`
 	simProfile(t, e, "io", fastSim, `bench:

@@ -30,8 +30,10 @@ const (
 // the probe's process group or leaves it with setsid, and the daemon in
 // the group must be gone with the probe.
 func TestServeSiteHookDaemonHoldingStdoutBoundedByProbeTimeout(t *testing.T) {
+	t.Parallel()
 	for _, setsid := range []bool{false, true} {
 		t.Run(fmt.Sprintf("setsid=%v", setsid), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			port := testkit.FreePort(t)
 			hooks, pidFile := filepath.Join(e.Dir, "hooks"), filepath.Join(e.Dir, "daemon.pid")
@@ -78,6 +80,7 @@ func TestServeSiteHookDaemonHoldingStdoutBoundedByProbeTimeout(t *testing.T) {
 // version and the host's GPUs; each question is asked once, and the
 // answers preflight got are the record's.
 func TestBenchAsksNvidiaSMIAndPythonOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bin, hooks := filepath.Join(e.Dir, "bin"), filepath.Join(e.Dir, "hooks")
 	smiLog, pyLog := filepath.Join(e.Dir, "nvidia-smi.log"), filepath.Join(e.Dir, "python.log")

@@ -39,6 +39,7 @@ func findDaemon(t *testing.T) int {
 // child that carries its launch id for the tree's, and ends it with
 // the tree.
 func TestServeStopsDoubleForkedDaemon(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "daemon", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_DAEMON": "1"}, "")
 	p := e.Start("serve", "--profile", "daemon")
@@ -60,6 +61,7 @@ func TestServeStopsDoubleForkedDaemon(t *testing.T) {
 // daemon is init's; the next start finds it by the dead launch's id and
 // ends it before it loads.
 func TestNextStartEndsDoubleForkedDaemon(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "daemon", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_DAEMON": "1"}, "")
 	p, _ := serveHealthy(t, e, "daemon", port)

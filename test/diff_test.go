@@ -11,6 +11,7 @@ import (
 
 // TestDiff compares a profile, a bench record and running deployments.
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port, rec := benchKimiOnSim(t, e)
 
@@ -56,6 +57,7 @@ func TestDiff(t *testing.T) {
 // running` read the server process alone and showed no NCCL_PROTO row
 // (exit 0). Both now give the same verdict, naming the worker.
 func TestDiffWorkerOnlyNCCLProtoDrift(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))

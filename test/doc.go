@@ -6,4 +6,10 @@
 // environment, files and exit status), never call sglaunch's packages
 // (they only read /proc through internal/proc), and leave no process
 // behind.
+//
+// Each test owns its directories (t.TempDir) and ports
+// (testkit.FreePort) and passes its environment to each command, never
+// through t.Setenv, so the tests run in parallel, four at once by
+// default (testkit.MinParallel; -parallel overrides it). The few that
+// judge measured latencies stay serial and say so.
 package test

@@ -13,6 +13,7 @@ import (
 // tree now ends at once. The sim stands for a hang that SIGTERM cannot
 // end (ranks stuck in a collective ignore it).
 func TestHungServerIsKilledNotDrained(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "hung", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":     "0.3",

@@ -15,6 +15,10 @@ import (
 const (
 	commandTimeout = 2 * time.Minute
 	waitTimeout    = 30 * time.Second
+	// minParallel is how many tests run at once unless -parallel
+	// says: a test here spends most of its time waiting for the sim
+	// (python's start-up, the simulated load and stop), not computing.
+	minParallel = 4
 )
 
 var (
@@ -27,6 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	testkit.MinParallel(minParallel)
 	return testkit.RunWithWorkspace(m, "sglaunch-e2e-", func(w *testkit.Workspace) error {
 		sglaunchBin, sharedCache = w.Bin, w.Cache
 		return nil

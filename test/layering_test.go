@@ -15,6 +15,7 @@ import (
 // the packages that need only the plan never reach the process code, the
 // process code knows nothing of readiness or systemd, and so on.
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	deps := goList(t, "Deps", "../...")
 	rules := []struct {
 		pkg       string
@@ -74,6 +75,7 @@ func TestLayering(t *testing.T) {
 // launch asks supervise and launcher to run processes and parses no
 // flags.
 func TestLayeringDirectImports(t *testing.T) {
+	t.Parallel()
 	imports := goList(t, "Imports", "../cmd/sglaunch", "../launch", "../bench/report")
 	rules := []layerRule{
 		// bench/report reads records through bench, which runs
@@ -136,6 +138,7 @@ func checkRules(t *testing.T, edges map[string][]string, rules []layerRule, verb
 // group's start (launch.Run holds the rendezvous); it may only read a
 // running group (group.ObserveAll) and its types.
 func TestCommandLeavesGroupInternals(t *testing.T) {
+	t.Parallel()
 	internals := []string{"Rendezvous", "Listen", "NewWorker", "CheckLeader", "InterfaceIP", "RankZeroPorts", "ModelFiles"}
 	files, err := filepath.Glob("../cmd/sglaunch/*.go")
 	if err != nil {

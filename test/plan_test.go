@@ -36,6 +36,7 @@ func readRecord(t *testing.T, path string) simRecord {
 // TestServeRunsPlanExactly: the server gets exactly the plan's argv and
 // the profile's NCCL values, never the operator's inherited ones.
 func TestServeRunsPlanExactly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := filepath.Join(e.Dir, "sim-record.json")
 	e.Profile("kimi-on-sim", fmt.Sprintf(`extends: kimi-k2.5-int4-eagle3
@@ -91,6 +92,7 @@ args:
 }
 
 func TestInputErrorsExit2(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.Profile("typo", "args:\n  model-path: /m\nhealth:\n  start_timout: 5m\n")
 	e.Profile("loop-a", "extends: loop-b\n")
@@ -126,6 +128,7 @@ func TestInputErrorsExit2(t *testing.T) {
 }
 
 func TestServeDryRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	stdout, stderr, code := e.Run("serve", "--profile", "kimi-k2.5-int4-eagle3", "--dry-run")
 	if code != 0 {
@@ -144,6 +147,7 @@ func TestServeDryRun(t *testing.T) {
 // serve says on a warning line of its own and preflight as a WARN, each
 // with the fix.
 func TestCudaVisibleDevicesDropWarned(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.Vars["CUDA_VISIBLE_DEVICES"] = "4,5,6,7"
 	_, stderr, code := e.Run("serve", "--profile", "demo", "--dry-run")
@@ -172,6 +176,7 @@ func TestCudaVisibleDevicesDropWarned(t *testing.T) {
 // prefix argparse accepts, and the token is short (issue 12 defect 3:
 // neither was masked).
 func TestSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("secret", kimiOnSim(t, port))

@@ -35,6 +35,7 @@ func normalizePreflight(out string, port int) string {
 // three expected warnings, exit 0; the second run uses the cached flag
 // list.
 func TestPreflightDemo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	set := "args.port=" + strconv.Itoa(port)
@@ -80,6 +81,7 @@ func TestPreflightDemo(t *testing.T) {
 // TestPreflightMistakes: a profile holding one mistake of each kind fails
 // with exit 1, each named with its fix; nothing was launched.
 func TestPreflightMistakes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -153,6 +155,7 @@ func findingLine(out, status, subject, text string) bool {
 // TestPreflightKimi: the reference profile on a machine without its model
 // exits 1, with only the expected warnings among its flags and variables.
 func TestPreflightKimi(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	stdout, stderr, code := e.Run("preflight", "--profile", "kimi-k2.5-int4-eagle3", "--catalog", "--set", "args.port="+strconv.Itoa(testkit.FreePort(t)))
 	if code != 1 {
@@ -177,6 +180,7 @@ func TestPreflightKimi(t *testing.T) {
 
 // TestPreflightBadInput: input errors exit 2 and name what is wrong.
 func TestPreflightBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tt := range []struct {
 		args []string

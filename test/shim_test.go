@@ -17,6 +17,7 @@ import (
 // status said ready. The identity is now the pid, its start time and
 // the boot, which exec keeps.
 func TestVerifyThroughPythonShim(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	shim := filepath.Join(t.TempDir(), "python3")
 	script := fmt.Sprintf("#!/usr/bin/env bash\nset -e\nexec %q \"$@\"\n", testkit.RealPython(t))

@@ -79,6 +79,7 @@ func noSecret(t *testing.T, what, text string) {
 // through; no secret of the profile (an --api-key, an HF_TOKEN) shows in
 // /status, /metrics or `sglaunch status`.
 func TestServeStatusEndpoint(t *testing.T) {
+	t.Parallel()
 	const (
 		interval  = time.Second
 		hangAfter = 3 * time.Second
@@ -182,6 +183,7 @@ func TestServeStatusEndpoint(t *testing.T) {
 // TestStatusFromRuntimeStateAlone: without a status endpoint, `sglaunch
 // status` still tells who runs where and whether the server got ready.
 func TestStatusFromRuntimeStateAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "plain", nil, "")
 	if _, stderr, c := e.Run("status"); c != 2 || !strings.Contains(stderr, "no sglaunch launch is running") {
@@ -201,6 +203,7 @@ func TestStatusFromRuntimeStateAlone(t *testing.T) {
 // TestStatusFlagsNeedTheirParts: the proxy needs the endpoint and the
 // server's --enable-metrics; bench serves status only with --keep-running.
 func TestStatusFlagsNeedTheirParts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "p", nil, "")
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
@@ -224,6 +227,7 @@ func TestStatusFlagsNeedTheirParts(t *testing.T) {
 // TestBenchKeepRunningStatusEndpoint: bench --keep-running serves the
 // same endpoint as serve, for the server it leaves running.
 func TestBenchKeepRunningStatusEndpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "kept", fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))

@@ -124,6 +124,7 @@ func healthStatus(port int) int {
 }
 
 func TestServeCrashDuringLoad(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "crash", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":      "2",
@@ -221,6 +222,7 @@ func msgCount(msgs []string, s string) int {
 // exactly once and only once /health answers 200, WATCHDOG=1 only after
 // READY, and STOPPING=1 at the end; the server never sees NOTIFY_SOCKET.
 func TestServeSystemdNotify(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := filepath.Join(e.Dir, "record.json")
 	port := simProfile(t, e, "slow", map[string]string{
@@ -286,6 +288,7 @@ func TestServeSystemdNotify(t *testing.T) {
 }
 
 func TestServeHangAfterReady(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "hang", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":     "0.3",
@@ -308,6 +311,7 @@ func TestServeHangAfterReady(t *testing.T) {
 }
 
 func TestServeKillsServerIgnoringSIGTERM(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "stubborn", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":   "0.3",
@@ -333,6 +337,7 @@ func TestServeKillsServerIgnoringSIGTERM(t *testing.T) {
 }
 
 func TestServeStopsSetsidWorker(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "escape", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS":  "0.3",
@@ -359,6 +364,7 @@ func TestServeStopsSetsidWorker(t *testing.T) {
 }
 
 func TestServeSIGKILLedLeavesNoServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "victim", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3"}, "")
 	p := e.Start("serve", "--profile", "victim")
@@ -375,6 +381,7 @@ func TestServeSIGKILLedLeavesNoServer(t *testing.T) {
 }
 
 func TestServeExitStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		env    map[string]string
@@ -395,6 +402,7 @@ func TestServeExitStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			env := map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3"}
 			for k, v := range tt.env {
@@ -420,6 +428,7 @@ func TestServeExitStatus(t *testing.T) {
 }
 
 func TestServeJSONLogs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "json", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3"}, "")
 	e.Vars["SGLAUNCH_LOG_FORMAT"] = "text"
@@ -466,6 +475,7 @@ func TestServeJSONLogs(t *testing.T) {
 // stream was cut at 132 tokens. The signal now goes to the main process,
 // which drains: the stream completes and the exit line says so.
 func TestStopDrainsInFlightStream(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "drain", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_TTFT_MS": "50", "SGLANG_SIM_ITL_MS": "10"}, "")
 	p := e.Start("serve", "--profile", "drain")

@@ -15,6 +15,7 @@ import (
 // the server runs under its own pseudo-terminal, so its progress bars are
 // redrawn in place as in a direct launch, and Ctrl-C stops it.
 func TestServeTerminal(t *testing.T) {
+	t.Parallel()
 	scriptBin := needTool(t, "script", "bsdutils")
 	e := newEnv(t)
 	simProfile(t, e, "tty", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "1"}, "")

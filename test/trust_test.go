@@ -37,6 +37,7 @@ func serveHealthy(t *testing.T, e *testEnv, profile string, port int) (*Proc, in
 // the port; the first stays visible to verify, also by the profile's
 // path.
 func TestSecondServeHealthyWhileLoading(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "busy", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3"}, "")
 	first, holder := serveHealthy(t, e, "busy", port)
@@ -80,6 +81,7 @@ func TestSecondServeHealthyWhileLoading(t *testing.T) {
 // "healthy" and recorded the other server's TTFT and ITL under its own
 // plan and fingerprint. It must fail clearly, with no numbers recorded.
 func TestTwoBenchesOnOnePort(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "shared", fastSim, "bench:\n  workloads:\n    - name: tiny\n      input_len: 8\n      output_len: 4\n      requests: 2\n")
 	first, holder := serveHealthy(t, e, "shared", port)
@@ -113,6 +115,7 @@ func escapedWorker(t *testing.T, pid int) int {
 // only, and sglaunch, its subreaper, was gone. It carries the launch id,
 // and the next serve ends it, saying what it ended and why.
 func TestSetsidWorkerSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "escape", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_SETSID_WORKER": "1"}, "")
 	p, _ := serveHealthy(t, e, "escape", port)
@@ -145,6 +148,7 @@ func TestSetsidWorkerSurvivesKill9(t *testing.T) {
 // (3 of 3, with the plan's environment) and so did its scratch
 // directory. The next bench ends them and removes it.
 func TestCommandWorkloadChildrenSurviveKill9(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.Vars["TMPDIR"] = filepath.Join(e.Dir, "tmp")
 	if err := os.MkdirAll(e.Vars["TMPDIR"], 0o700); err != nil {
@@ -195,6 +199,7 @@ func TestCommandWorkloadChildrenSurviveKill9(t *testing.T) {
 // ends: the killed run's record keeps what completed, and the server
 // dies with sglaunch.
 func TestBenchKill9LosesFinishedLevels(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "killed", fastSim, `bench:
   workloads:

@@ -13,6 +13,7 @@ import (
 // (ExecStartPre=...) was parsed by systemd as a directive. Every value
 // in a comment is now written line-safe.
 func TestUnitNewlinePathInjectsNothing(t *testing.T) {
+	t.Parallel()
 	analyze := needTool(t, "systemd-analyze", "systemd")
 	e := newEnv(t)
 	dir := filepath.Join(t.TempDir(), "a\nExecStartPre=/bin/false\nb%n")

@@ -24,6 +24,7 @@ func needTool(t *testing.T, name, pkg string) string {
 }
 
 func TestUnitVerifies(t *testing.T) {
+	t.Parallel()
 	analyze := needTool(t, "systemd-analyze", "systemd")
 	tests := []struct {
 		name     string
@@ -64,6 +65,7 @@ func TestUnitVerifies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t)
 			if tt.profile != "" {
 				e.Profile("mine", tt.profile)

@@ -55,6 +55,7 @@ func accessLogUpTo(t *testing.T, logPath string, port int, marker string) string
 // the server's own access log: no generation request, and verify still
 // reads /server_info.
 func TestVerifyAsksNothingThatGenerates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))

@@ -18,6 +18,7 @@ import (
 // The sim now writes them as the generated table says, and verify judges
 // by the same table: MATCH, with the overwrite shown as OVERRIDDEN.
 func TestVerifyServerArgsVariablesNotDrift(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	// The plan asks for torch.compile through the environment only;

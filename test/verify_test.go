@@ -110,6 +110,7 @@ func handEnv(simDir string, kv ...string) map[string]string {
 }
 
 func TestVerifyHandStartedDeployment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
@@ -133,6 +134,7 @@ func TestVerifyHandStartedDeployment(t *testing.T) {
 }
 
 func TestVerifyNCCLConfAndWorkerEnv(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
@@ -238,6 +240,7 @@ func siteHook(t *testing.T, dir string) (hooks, site string) {
 }
 
 func TestVerifySiteHook(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	hooks, site := siteHook(t, e.Dir)
@@ -261,6 +264,7 @@ func TestVerifySiteHook(t *testing.T) {
 }
 
 func TestVerifyLoadingOrGone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	e.Profile("kimi-on-sim", kimiOnSim(t, port))
@@ -319,6 +323,7 @@ func lineWith(out string, words ...string) bool {
 // have it. verify against the bench record names every missing NCCL
 // variable; the same deployment started by sglaunch serve matches.
 func TestVerifyReferenceScenario(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port, rec := benchKimiOnSim(t, e)
 
@@ -364,6 +369,7 @@ func TestVerifyReferenceScenario(t *testing.T) {
 // path that sets NCCL_ALGO=Tree makes serve refuse to start, naming the
 // variable and the file, before any load; --allow-site-overrides only warns.
 func TestServeRefusesSiteOverride(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	hooks, site := siteHook(t, e.Dir)
@@ -399,6 +405,7 @@ func TestServeRefusesSiteOverride(t *testing.T) {
 // TestServeNamesNearestRecord: with no record of the plan's fingerprint,
 // serve names the nearest record and the settings that differ.
 func TestServeNamesNearestRecord(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port, rec := benchKimiOnSim(t, e)
 	p := e.Start("serve", "--profile", "kimi-on-sim", "--skip-preflight", "--set", "env.NCCL_ALGO=Tree")
@@ -415,6 +422,7 @@ func TestServeNamesNearestRecord(t *testing.T) {
 // when serve is not": the site-hook check serve runs is a preflight
 // check, so preflight fails on the hook serve would refuse.
 func TestPreflightRefusesSiteOverride(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	hooks, site := siteHook(t, e.Dir)
@@ -433,6 +441,7 @@ func TestPreflightRefusesSiteOverride(t *testing.T) {
 // started with one it printed "server_info unavailable: ... 401
 // Unauthorized" and compared nothing the server says about itself.
 func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
+	t.Parallel()
 	const key = "sk-e2e-verify"
 	e := newEnv(t)
 	port := testkit.FreePort(t)
@@ -488,6 +497,7 @@ func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 // /proc/PID/environ reads back as NUL bytes, and verify reported every
 // variable MISSING in every worker, DRIFT on a correct deployment.
 func TestVerifyRetitledWorkers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := testkit.FreePort(t)
 	py := testkit.PythonWithSetproctitle(t)

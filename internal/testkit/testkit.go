@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,4 +144,19 @@ func PythonWithSetproctitle(t testing.TB) string {
 	}
 	t.Fatalf("no python3 imports setproctitle: install python3-setproctitle (CI does)")
 	return ""
+}
+
+// MinParallel raises -parallel's default (GOMAXPROCS) to at least n
+// for a package whose tests mostly wait on child processes, so that a
+// 2-core machine runs more than two of them at once. A -parallel given on
+// the command line wins. Call it from TestMain, before m.Run.
+func MinParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.parallel"); f != nil && !given && runtime.GOMAXPROCS(0) < n {
+		_ = f.Value.Set(strconv.Itoa(n))
+	}
 }

@@ -38,6 +38,7 @@ var levelDone = regexp.MustCompile(`(?m)^(steps|long) c=\d+: \d+ ok`)
 // holds fewer levels than the progress said were done, or when the
 // server outlives sglaunch.
 func TestBenchKill9(t *testing.T) {
+	t.Parallel()
 	kills := count(t, "SGLAUNCH_RELIABILITY_BENCH_KILLS", 2, 20)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)

@@ -10,7 +10,9 @@
 //   - hostile servers, against which bench's memory stays bounded.
 //
 // A plain `go test ./...` runs a short version (each scenario about
-// once, about a minute). The counts of the README come from
+// once, under a minute: the three tests, and the stop cycles among
+// themselves, run in parallel, each cycle in an environment and on a
+// port of its own). The counts of the README come from
 //
 //	SGLAUNCH_RELIABILITY=full go test ./test/reliability -v -timeout 60m
 //

@@ -26,6 +26,7 @@ const rssBound = 64 << 20
 // passes rssBound, when bench does not fail (exit 1), or when its record
 // is not failed.
 func TestHostileServers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ta := newTally()
 	var peak int64

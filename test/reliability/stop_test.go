@@ -43,26 +43,32 @@ var stopScenarios = []stopScenario{
 // TestStopCycles runs stop cycles over every scenario in turn, each
 // server with a worker that calls setsid(), and counts a cycle failed
 // when any process of the server's tree survives: sglaunch's exit, or,
-// after a kill -9 of sglaunch, the next start of serve.
+// after a kill -9 of sglaunch, the next start of serve. The cycles run
+// as parallel subtests, each in an environment and on a port of its own.
 func TestStopCycles(t *testing.T) {
+	t.Parallel()
 	cycles := count(t, "SGLAUNCH_RELIABILITY_CYCLES", len(stopScenarios), 200)
-	e := newEnv(t)
-	port := testkit.FreePort(t)
-	e.profile("cycle", port, map[string]string{
-		"SGLANG_SIM_LOAD_SECONDS":   "0.3",
-		"SGLANG_SIM_WARMUP_SECONDS": "0.1",
-		"SGLANG_SIM_SETSID_WORKER":  "1",
-	}, "stop_timeout: 10s\n")
 	ta := newTally()
-	for i := range cycles {
-		sc := stopScenarios[i%len(stopScenarios)]
-		if why := stopCycle(t, e, sc); why != "" {
-			t.Errorf("cycle %d (%s): %s", i, sc.name, why)
-			ta.add(sc.name, true)
-		} else {
-			ta.add(sc.name, false)
+	// The group returns once every parallel cycle has ended.
+	t.Run("cycles", func(t *testing.T) {
+		for i := range cycles {
+			sc := stopScenarios[i%len(stopScenarios)]
+			t.Run(fmt.Sprintf("%d %s", i, sc.name), func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t)
+				e.profile("cycle", testkit.FreePort(t), map[string]string{
+					"SGLANG_SIM_LOAD_SECONDS":   "0.3",
+					"SGLANG_SIM_WARMUP_SECONDS": "0.1",
+					"SGLANG_SIM_SETSID_WORKER":  "1",
+				}, "stop_timeout: 10s\n")
+				why := stopCycle(t, e, sc)
+				if why != "" {
+					t.Errorf("cycle %d (%s): %s", i, sc.name, why)
+				}
+				ta.add(sc.name, why != "")
+			})
 		}
-	}
+	})
 	ta.report(t)
 	t.Logf("processes left by a kill -9 of sglaunch and ended by the next start: %d", sweptTotal.Load())
 }

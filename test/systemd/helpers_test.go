@@ -60,7 +60,7 @@ func testMain(m *testing.M) int {
 
 // needMachine returns the booted machine, or fails the test with the
 // reason it could not boot.
-func needMachine(t *testing.T) *machine {
+func needMachine(t testing.TB) *machine {
 	t.Helper()
 	if bootErr != nil {
 		t.Fatalf("the real-systemd suite needs systemd booted in new namespaces, and it could not be: %v", bootErr)
@@ -128,7 +128,7 @@ func operatorEnv(extra ...string) []string {
 // profile writes a profile on the simulator with a fast load; env adds
 // server variables and more adds top-level YAML. It returns the path the
 // machine sees.
-func profile(t *testing.T, m *machine, name string, port int, env map[string]string, more string) string {
+func profile(t testing.TB, m *machine, name string, port int, env map[string]string, more string) string {
 	t.Helper()
 	vars := map[string]string{"SGLANG_SIM_LOAD_SECONDS": "1", "SGLANG_SIM_WARMUP_SECONDS": "0.2", "SGLANG_SIM_TTFT_MS": "20"}
 	maps.Copy(vars, env)
@@ -146,7 +146,7 @@ func profile(t *testing.T, m *machine, name string, port int, env map[string]str
 }
 
 // sglaunch runs sglaunch inside the machine in env (operatorEnv when nil).
-func (m *machine) sglaunch(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+func (m *machine) sglaunch(t testing.TB, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	if env == nil {
 		env = operatorEnv()
@@ -156,7 +156,7 @@ func (m *machine) sglaunch(t *testing.T, env []string, args ...string) (stdout, 
 
 // install writes `sglaunch unit` output, unchanged, as the unit file,
 // plus drop-ins (name → text) where a test needs one, and reloads.
-func (m *machine) install(t *testing.T, name, unit string, dropins map[string]string) {
+func (m *machine) install(t testing.TB, name, unit string, dropins map[string]string) {
 	t.Helper()
 	path := m.rootPath("/etc/systemd/system/" + name + ".service")
 	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
@@ -183,7 +183,7 @@ func (m *machine) install(t *testing.T, name, unit string, dropins map[string]st
 
 // unit writes a unit for profile with `sglaunch unit` in the operator's
 // environment (plus extra args) and installs it.
-func (m *machine) unit(t *testing.T, name, profilePath string, args []string, dropins map[string]string) string {
+func (m *machine) unit(t testing.TB, name, profilePath string, args []string, dropins map[string]string) string {
 	t.Helper()
 	out, errOut, code := m.sglaunch(t, nil, append([]string{"unit", "--profile", profilePath, "--name", name}, args...)...)
 	if code != 0 {
@@ -194,7 +194,7 @@ func (m *machine) unit(t *testing.T, name, profilePath string, args []string, dr
 }
 
 // systemctl runs systemctl in the machine and fails the test on an error.
-func (m *machine) systemctl(t *testing.T, args ...string) string {
+func (m *machine) systemctl(t testing.TB, args ...string) string {
 	t.Helper()
 	out, errOut, code := m.exec(t.Context(), nil, append([]string{"systemctl", "--no-pager"}, args...)...)
 	if code != 0 {
@@ -204,7 +204,7 @@ func (m *machine) systemctl(t *testing.T, args ...string) string {
 }
 
 // show reads unit properties.
-func (m *machine) show(t *testing.T, unit string, props ...string) map[string]string {
+func (m *machine) show(t testing.TB, unit string, props ...string) map[string]string {
 	t.Helper()
 	args := []string{"systemctl", "show", unit}
 	for _, p := range props {
@@ -224,7 +224,7 @@ func (m *machine) show(t *testing.T, unit string, props ...string) map[string]st
 }
 
 // waitState waits until the unit's properties hold want.
-func (m *machine) waitState(t *testing.T, unit string, timeout time.Duration, want map[string]string) map[string]string {
+func (m *machine) waitState(t testing.TB, unit string, timeout time.Duration, want map[string]string) map[string]string {
 	t.Helper()
 	var props []string
 	for k := range want {
@@ -256,7 +256,7 @@ type entry struct {
 }
 
 // journal reads the unit's entries (journalctl -u, plus args such as -p).
-func (m *machine) journal(t *testing.T, unit string, args ...string) []entry {
+func (m *machine) journal(t testing.TB, unit string, args ...string) []entry {
 	t.Helper()
 	_, _, _ = m.exec(t.Context(), nil, "journalctl", "--sync")
 	out, errOut, code := m.exec(t.Context(), nil, append([]string{"journalctl", "--no-pager", "-o", "json", "-u", unit}, args...)...)
@@ -292,7 +292,7 @@ func (m *machine) journal(t *testing.T, unit string, args ...string) []entry {
 }
 
 // journalText is the unit's journal as text, for failure messages.
-func (m *machine) journalText(t *testing.T, unit string) string {
+func (m *machine) journalText(t testing.TB, unit string) string {
 	t.Helper()
 	out, _, _ := m.exec(context.Background(), nil, "journalctl", "--no-pager", "-o", "short-monotonic", "-n", "80", "-u", unit)
 	return "journal of " + unit + " (last 80 lines):\n" + out
@@ -300,7 +300,7 @@ func (m *machine) journalText(t *testing.T, unit string) string {
 
 // waitJournal waits until an entry of the unit at priority ≤ maxPrio
 // holds want, and returns it.
-func (m *machine) waitJournal(t *testing.T, unit string, maxPrio int, want string) entry {
+func (m *machine) waitJournal(t testing.TB, unit string, maxPrio int, want string) entry {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for {
@@ -317,7 +317,7 @@ func (m *machine) waitJournal(t *testing.T, unit string, maxPrio int, want strin
 }
 
 // unitPIDs are the host pids of the processes in the unit's cgroup.
-func (m *machine) unitPIDs(t *testing.T, unit string) []int {
+func (m *machine) unitPIDs(t testing.TB, unit string) []int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(m.cgroup, "system.slice", unit+".service", "cgroup.procs"))
 	if err != nil {

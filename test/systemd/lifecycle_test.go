@@ -2,8 +2,8 @@ package systemd
 
 import (
 	"context"
+	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,81 +14,103 @@ import (
 
 // TestStartBlocksUntilHealthy: `systemctl start` returns once /health
 // answers 200, with STATUS= showing the load meanwhile; `systemctl stop`
-// leaves the unit inactive (dead) and no process of it. It also measures
-// the time from /health's first 200 to systemctl start returning.
+// leaves the unit inactive (dead) and no process of it. One round proves
+// it; BenchmarkStartLag measures the time from /health's first 200 to
+// systemctl start returning over many.
 func TestStartBlocksUntilHealthy(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
-	events := shareDir + "/events/start.events"
-	p := profile(t, m, "start", 31001, map[string]string{"SGLANG_SIM_LOAD_SECONDS": "3", "SGLANG_SIM_EVENTS": events}, "")
-	m.unit(t, "e2e-start", p, nil, nil)
-	var lags []time.Duration
-	for round := range startRounds {
-		_ = os.Remove(m.share(events))
-		statuses := map[string]bool{}
-		done := make(chan time.Time, 1)
-		go func() {
-			_, _, _ = m.exec(context.Background(), nil, "systemctl", "start", "e2e-start")
-			done <- time.Now()
-		}()
-		var returned time.Time
-	poll:
-		for {
-			select {
-			case returned = <-done:
-				break poll
-			case <-time.After(50 * time.Millisecond):
-				st := m.show(t, "e2e-start", "ActiveState", "StatusText")
-				if st["ActiveState"] == "activating" && st["StatusText"] != "" {
-					statuses[st["StatusText"]] = true
-				}
-			}
-		}
-		st := m.show(t, "e2e-start", "ActiveState", "SubState", "StatusText")
-		if st["ActiveState"] != "active" || !strings.HasPrefix(st["StatusText"], "ready: start at http://127.0.0.1:31001") {
-			t.Fatalf("after systemctl start: %v\n%s", st, m.journalText(t, "e2e-start"))
-		}
-		ready := eventTime(t, m.share(events), "ready")
-		if returned.Before(ready) {
-			t.Errorf("systemctl start returned %v before /health answered 200", ready.Sub(returned))
-		}
-		lags = append(lags, returned.Sub(ready))
-		if round == 0 {
-			loading := false
-			for s := range statuses {
-				loading = loading || strings.HasPrefix(s, "loading: ")
-			}
-			if !loading {
-				t.Errorf("no STATUS=loading: ... while activating; saw %v", statuses)
-			}
-		}
+	c := newStartCycle(t, m, "start", 31001)
+	statuses, _ := c.start(t)
+	loading := false
+	for s := range statuses {
+		loading = loading || strings.HasPrefix(s, "loading: ")
+	}
+	if !loading {
+		t.Errorf("no STATUS=loading: ... while activating; saw %v", statuses)
+	}
+	c.stop(t)
+}
 
-		pids := m.unitPIDs(t, "e2e-start")
-		if len(pids) < 3 {
-			t.Fatalf("unit cgroup holds %v, want sglaunch, the server and its workers", pids)
-		}
-		m.systemctl(t, "stop", "e2e-start")
-		st = m.show(t, "e2e-start", "ActiveState", "SubState", "Result")
-		if st["ActiveState"] != "inactive" || st["SubState"] != "dead" || st["Result"] != "success" {
-			t.Errorf("after systemctl stop: %v, want inactive (dead), result success\n%s", st, m.journalText(t, "e2e-start"))
-		}
-		for _, pid := range pids {
-			if proc.Alive(pid) {
-				t.Errorf("pid %d of the unit survived systemctl stop", pid)
+// startCycle is a unit whose server (the sim, loading for 3 s) stamps
+// its readiness in an events file, started and stopped in rounds.
+type startCycle struct {
+	m            *machine
+	unit, events string
+	port         int
+	pids         []int // the unit's processes at the last start
+}
+
+func newStartCycle(tb testing.TB, m *machine, name string, port int) *startCycle {
+	tb.Helper()
+	c := &startCycle{m: m, unit: "e2e-" + name, events: shareDir + "/events/" + name + ".events", port: port}
+	p := profile(tb, m, name, port, map[string]string{"SGLANG_SIM_LOAD_SECONDS": "3", "SGLANG_SIM_EVENTS": c.events}, "")
+	m.unit(tb, c.unit, p, nil, nil)
+	return c
+}
+
+// start runs systemctl start, checks that it returned after /health's
+// first 200 with the unit active and ready, and returns the STATUS=
+// texts seen while activating and the lag from /health's 200 to
+// systemctl start returning.
+func (c *startCycle) start(tb testing.TB) (statuses map[string]bool, lag time.Duration) {
+	tb.Helper()
+	m := c.m
+	_ = os.Remove(m.share(c.events))
+	statuses = map[string]bool{}
+	done := make(chan time.Time, 1)
+	go func() {
+		_, _, _ = m.exec(context.Background(), nil, "systemctl", "start", c.unit)
+		done <- time.Now()
+	}()
+	var returned time.Time
+poll:
+	for {
+		select {
+		case returned = <-done:
+			break poll
+		case <-time.After(50 * time.Millisecond):
+			st := m.show(tb, c.unit, "ActiveState", "StatusText")
+			if st["ActiveState"] == "activating" && st["StatusText"] != "" {
+				statuses[st["StatusText"]] = true
 			}
 		}
 	}
-	t.Logf("/health 200 -> systemctl start returned: %v", lags)
-	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
-	t.Logf("median %v, max %v (%d starts)", lags[len(lags)/2].Round(time.Millisecond), lags[len(lags)-1].Round(time.Millisecond), len(lags))
+	st := m.show(tb, c.unit, "ActiveState", "SubState", "StatusText")
+	if want := fmt.Sprintf("ready: %s at http://127.0.0.1:%d", strings.TrimPrefix(c.unit, "e2e-"), c.port); st["ActiveState"] != "active" || !strings.HasPrefix(st["StatusText"], want) {
+		tb.Fatalf("after systemctl start: %v\n%s", st, m.journalText(tb, c.unit))
+	}
+	ready := eventTime(tb, m.share(c.events), "ready")
+	if returned.Before(ready) {
+		tb.Errorf("systemctl start returned %v before /health answered 200", ready.Sub(returned))
+	}
+	c.pids = m.unitPIDs(tb, c.unit)
+	if len(c.pids) < 3 {
+		tb.Fatalf("unit cgroup holds %v, want sglaunch, the server and its workers", c.pids)
+	}
+	return statuses, returned.Sub(ready)
 }
 
-// startRounds is how many start/stop cycles TestStartBlocksUntilHealthy
-// measures.
-const startRounds = 5
+// stop runs systemctl stop and checks that the unit is inactive (dead)
+// and that none of its processes survived.
+func (c *startCycle) stop(tb testing.TB) {
+	tb.Helper()
+	m := c.m
+	m.systemctl(tb, "stop", c.unit)
+	st := m.show(tb, c.unit, "ActiveState", "SubState", "Result")
+	if st["ActiveState"] != "inactive" || st["SubState"] != "dead" || st["Result"] != "success" {
+		tb.Errorf("after systemctl stop: %v, want inactive (dead), result success\n%s", st, m.journalText(tb, c.unit))
+	}
+	for _, pid := range c.pids {
+		if proc.Alive(pid) {
+			tb.Errorf("pid %d of the unit survived systemctl stop", pid)
+		}
+	}
+}
 
 // eventTime reads the sim's event file (SGLANG_SIM_EVENTS: "NAME
 // UNIX_NANOS" lines) for name.
-func eventTime(t *testing.T, path, name string) time.Time {
+func eventTime(t testing.TB, path, name string) time.Time {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -110,6 +132,7 @@ func eventTime(t *testing.T, path, name string) time.Time {
 // TestEscalatedStopEndsClean pins B6: `systemctl stop` of a server that
 // needs the SIGKILL escalation left the unit failed (137).
 func TestEscalatedStopEndsClean(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "stubborn", 31002, map[string]string{"SGLANG_SIM_IGNORE_SIGTERM": "1"}, "stop_timeout: 2s\n")
 	m.unit(t, "e2e-stubborn", p, nil, nil)
@@ -140,6 +163,7 @@ const floodBytes = 10_000_000
 // limit and with journald's default one (the unit without its
 // LogRateLimit lines).
 func TestCrashAfterFloodKeepsTheReason(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "flood", 31003, map[string]string{
 		"SGLANG_SIM_LOG_FLOOD_BYTES":   strconv.Itoa(floodBytes),
@@ -231,6 +255,7 @@ func floodLines(t *testing.T, m *machine, unit string) (kept, lost int) {
 // full stop_timeout (60 s; 30 s here) to drain first; it is now killed
 // at once.
 func TestHangAfterReadyRestarts(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "hang", 31004, map[string]string{"SGLANG_SIM_HANG_AFTER_READY": "1", "SGLANG_HEALTH_CHECK_TIMEOUT": "1", "SGLANG_SIM_IGNORE_SIGTERM": "1"},
 		"health:\n  interval: 500ms\n  failure_threshold: 2\n  request_timeout: 2s\nstop_timeout: 30s\n")
@@ -263,6 +288,7 @@ func TestHangAfterReadyRestarts(t *testing.T) {
 // TestExitTwoDoesNotRestart pins B10's first half: exit status 2 (a typo
 // in the profile) restarted every 10 s forever.
 func TestExitTwoDoesNotRestart(t *testing.T) {
+	t.Parallel()
 	m := needMachine(t)
 	p := profile(t, m, "typo", 31005, nil, "")
 	m.unit(t, "e2e-typo", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
@@ -281,7 +307,9 @@ func TestExitTwoDoesNotRestart(t *testing.T) {
 }
 
 // TestCrashLoopEnds pins B10's second half: a server that crashes during
-// every load was restarted forever; the start limit ends the loop.
+// every load was restarted forever; the start limit ends the loop. It
+// does not run in parallel: restarts slowed by other tests could spread
+// the loop past the start-limit interval.
 func TestCrashLoopEnds(t *testing.T) {
 	m := needMachine(t)
 	p := profile(t, m, "crashloop", 31006, map[string]string{"SGLANG_SIM_CRASH_DURING_LOAD": "0.2"}, "")
