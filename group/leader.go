@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -410,6 +411,7 @@ func (l *Leader) Close() {
 		if l.local != nil {
 			l.local.Close()
 			os.Remove(l.cfg.Socket)
+			os.Remove(filepath.Dir(l.cfg.Socket)) // only when empty
 		}
 		for _, p := range l.peers() {
 			p.c.close()

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // Where a rank finds the group's secret, first found first: the
@@ -14,7 +16,7 @@ import (
 // generates one per job, `sglaunch lws` a Kubernetes Secret per
 // LeaderWorkerSet.
 const (
-	SecretVar     = "SGLAUNCH_GROUP_SECRET"
+	SecretVar     = plan.GroupSecretVar
 	SecretFileVar = "SGLAUNCH_GROUP_SECRET_FILE"
 )
 

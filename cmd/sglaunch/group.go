@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -55,12 +56,21 @@ type rankServer struct{ pid atomic.Int64 }
 // and ports and waits for every rank's report; a worker reports to rank
 // 0. It returns once the group may load, with the member the session
 // keeps. SIGINT and SIGTERM end the wait.
-func (e *env) joinGroup(ctx context.Context, p *plan.Plan, pl *cluster.Placement, log *slog.Logger, srv *rankServer) (group.Member, error) {
+func (e *env) joinGroup(ctx context.Context, p *plan.Plan, pl *cluster.Placement, log *slog.Logger, srv *rankServer, rank *runstate.Group) (group.Member, error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	m := p.MultiNode
+	secret, from, err := group.LoadSecret(e.getenv, m.SecretFile, m.InsecureChannel)
+	if err != nil {
+		return nil, inputerr.Wrap(fmt.Errorf("multinode: %w", err))
+	}
+	if secret == nil {
+		log.Warn("the group's control channel is not authenticated (multinode.insecure_channel: true): anyone who reaches rank 0's control port can join or stop the group")
+	} else {
+		log.Info("the group's control channel is authenticated with the secret of " + from)
+	}
 	cfg := group.Config{
-		Self: e.groupReport(ctx, p, pl), Nodes: pl.Nodes, Addr: pl.ControlAddr(m.ControlPort),
+		Self: e.groupReport(ctx, p, pl), Nodes: pl.Nodes, Addr: pl.ControlAddr(m.ControlPort), Secret: secret, Socket: rank.Socket,
 		Heartbeat: m.HeartbeatInterval, Missed: m.HeartbeatMissed, RendezvousTimeout: m.RendezvousTimeout, Logger: log,
 	}
 	var member group.Member
@@ -129,7 +139,13 @@ func (e *env) groupReport(ctx context.Context, p *plan.Plan, pl *cluster.Placeme
 	return r
 }
 
-// groupState is the runtime state's record of the rank.
-func groupState(p *plan.Plan, pl *cluster.Placement) *runstate.Group {
-	return &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
+// groupState is the runtime state's record of the rank; on rank 0 with
+// the unix socket of local observations, in an owner-only directory of
+// this launch's under the runtime directory.
+func groupState(p *plan.Plan, pl *cluster.Placement, runtimeDir string) *runstate.Group {
+	g := &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
+	if pl.Rank == 0 {
+		g.Socket = filepath.Join(runtimeDir, "group-"+strconv.Itoa(os.Getpid()), "control.sock")
+	}
+	return g
 }

@@ -80,7 +80,7 @@ func serveCommand(e *env) *cli.Command {
 			state.hooks(&opts)
 			var rank *runstate.Group
 			if placement != nil {
-				rank = groupState(plan, placement)
+				rank = groupState(plan, placement, statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv))
 				state.state.Group = rank
 			}
 			endpoint, err := e.statusEndpoint(c, plan, s, log, benchmarked, rank)
@@ -91,7 +91,7 @@ func serveCommand(e *env) *cli.Command {
 			endpoint.wire(&opts, state)
 			if placement != nil {
 				srv := &rankServer{}
-				member, err := e.joinGroup(c.Context, plan, placement, log, srv)
+				member, err := e.joinGroup(c.Context, plan, placement, log, srv, rank)
 				if err != nil {
 					return err
 				}
