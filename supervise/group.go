@@ -39,8 +39,9 @@ func (s *Session) isWorker() bool { return s.opts.Group != nil && s.opts.Group.R
 // drains on rank 0. Rank 0 passes it on (its server drains); a worker
 // tells rank 0 and keeps its server up until rank 0 has drained
 // (watchGroup), since a worker's server that ends cuts every request of
-// the group. A second stop signal is passed on as it is: on a worker,
-// the server stops at once.
+// the group. Later stop signals pass on as they are, but on a worker
+// only a second SIGINT (Ctrl-C twice) does: Slurm signals a cancelled
+// step's tasks both itself and through srun.
 func (s *Session) groupSignals(in <-chan os.Signal) <-chan os.Signal {
 	g := s.opts.Group
 	s.gs = &groupStop{started: make(chan struct{}), quit: make(chan struct{})}
@@ -62,11 +63,19 @@ func (s *Session) groupSignals(in <-chan os.Signal) <-chan os.Signal {
 			case <-s.gs.quit:
 				return
 			}
-			if ss, ok := sig.(syscall.Signal); ok && isStopSignal(ss) && !asked {
-				asked = true
-				s.gs.signaled.Store(true)
-				g.RequestStop(fmt.Sprintf("%s to rank %d", unix.SignalName(ss), g.Rank()))
-				if g.Rank() > 0 {
+			if ss, ok := sig.(syscall.Signal); ok && isStopSignal(ss) {
+				switch {
+				case !asked:
+					asked = true
+					s.gs.signaled.Store(true)
+					g.RequestStop(fmt.Sprintf("%s to rank %d", unix.SignalName(ss), g.Rank()))
+					if g.Rank() > 0 {
+						continue
+					}
+				case g.Rank() > 0 && ss != syscall.SIGINT:
+					// Slurm signals a cancelled step's tasks itself and
+					// through srun: the same stop, told twice.
+					s.log.Info(fmt.Sprintf("%s again: this rank's server stays up while rank 0 drains (a second interrupt stops it now)", unix.SignalName(ss)))
 					continue
 				}
 			}

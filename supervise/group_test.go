@@ -211,7 +211,8 @@ func ended(t *testing.T, done chan error) error {
 // scancel signals every rank), which cut every stream of the group
 // while rank 0 drained, and the worker then reported "group failed".
 // Now the worker tells rank 0, keeps its server up until rank 0 says it
-// drained, and exits 0.
+// drained (also through a second SIGTERM: Slurm sends one itself and
+// one through srun), and exits 0.
 func TestWorkerStopSignalHoldsServerUntilRankZeroDrained(t *testing.T) {
 	m, s, sigs, done, _ := supervised(t, 1, nil, map[string]string{"stop_timeout": "60s"})
 	sigs <- syscall.SIGTERM
@@ -220,6 +221,7 @@ func TestWorkerStopSignalHoldsServerUntilRankZeroDrained(t *testing.T) {
 	case <-time.After(promptly):
 		t.Fatal("the worker did not ask the group to stop")
 	}
+	sigs <- syscall.SIGTERM // Slurm's second one, through srun
 	select {
 	case err := <-done:
 		t.Fatalf("the worker's server ended before rank 0 drained: %v", err)
