@@ -204,7 +204,11 @@ func (s *Session) groupOutcome(err error) error {
 			return err
 		}
 		c := *e
-		c.Reason = &reason{ErrInterrupted, "the group stopped on request (" + g.StopReason() + ")"}
+		msg := "the group stopped on request (" + g.StopReason() + ")"
+		if !e.Escalated {
+			msg += ", drained"
+		}
+		c.Reason = &reason{ErrInterrupted, msg}
 		c.StopSignal, c.Status = 0, 0
 		return &c
 	}
