@@ -28,6 +28,9 @@ type groupStop struct {
 	started  chan struct{} // closed once the server runs (Process is set)
 	quit     chan struct{} // closed once the session is done
 	signaled atomic.Bool   // this rank's own stop signal started the stop
+	// killedAfterDrain: a worker's server, started with SIGTERM
+	// ignored, was killed at once after rank 0 drained, as planned.
+	killedAfterDrain atomic.Bool
 }
 
 // isWorker reports whether the session runs a rank ≥ 1 of a group: its
@@ -127,10 +130,10 @@ func (s *Session) watchGroup() {
 			defer hold.Stop()
 			select {
 			case <-g.Drained():
-				s.RequestStop(&reason{ErrInterrupted, "the group stopped: rank 0 drained"}, syscall.SIGTERM)
+				s.stopWorker(&reason{ErrInterrupted, "the group stopped: rank 0 drained"})
 			case <-hold.C:
 				s.log.Warn("rank 0 did not say it drained within stop_timeout; stopping this rank's server")
-				s.RequestStop(&reason{ErrInterrupted, "the group stops: rank 0 did not finish its drain in time"}, syscall.SIGTERM)
+				s.stopWorker(&reason{ErrInterrupted, "the group stops: rank 0 did not finish its drain in time"})
 			case <-g.Failed():
 				s.killForGroup()
 				return
@@ -144,6 +147,18 @@ func (s *Session) watchGroup() {
 		case <-s.Done():
 		}
 	}()
+}
+
+// stopWorker stops a worker's server once rank 0 has drained: SIGTERM,
+// or, for a server started with SIGTERM ignored (under Slurm), the
+// tree at once: a worker's server has nothing of its own to drain.
+func (s *Session) stopWorker(why error) {
+	if !s.opts.IgnoreSIGTERM {
+		s.RequestStop(why, syscall.SIGTERM)
+		return
+	}
+	s.gs.killedAfterDrain.Store(true)
+	s.RequestStopWithin(why, syscall.SIGKILL, 0)
 }
 
 // killForGroup kills the server's tree at once for the group's failure.
@@ -205,7 +220,11 @@ func (s *Session) groupOutcome(err error) error {
 		}
 		c := *e
 		msg := "the group stopped on request (" + g.StopReason() + ")"
-		if !e.Escalated {
+		switch {
+		case s.gs.killedAfterDrain.Load():
+			msg += ", drained; this rank's server, which ignores SIGTERM, was ended after rank 0 drained"
+			c.Escalated = false
+		case !e.Escalated:
 			msg += ", drained"
 		}
 		c.Reason = &reason{ErrInterrupted, msg}

@@ -177,13 +177,16 @@ func TestServerEndTellsTheGroup(t *testing.T) {
 
 // supervised launches a rank with a fake member and a signal channel,
 // and supervises it in the background.
-func supervised(t *testing.T, rank int, env, set map[string]string) (*fakeMember, *Session, chan os.Signal, chan error, *fake) {
+func supervised(t *testing.T, rank int, env, set map[string]string, adjust ...func(*Options)) (*fakeMember, *Session, chan os.Signal, chan error, *fake) {
 	t.Helper()
 	f := newFake(t, env, set)
 	m := newMember(rank)
 	close(m.ready)
 	opts := f.options(t)
 	opts.Group = m
+	for _, a := range adjust {
+		a(&opts)
+	}
 	sigs := make(chan os.Signal, 4)
 	opts.Signals = sigs
 	s, err := launch(t, f, opts)
@@ -298,5 +301,36 @@ func TestServerExitZeroOnARankIsAFailure(t *testing.T) {
 	err := ended(t, done)
 	if code := launcher.ExitCode(err); code != 1 || !errors.Is(err, ErrGroupFailed) {
 		t.Errorf("exit status %d (%v), want 1, a group failure", code, err)
+	}
+}
+
+// TestWorkerIgnoringSIGTERMEndsAfterDrain: under Slurm a rank's server
+// starts with SIGTERM ignored (scancel signals every process of the
+// step: the servers must outlive it for rank 0 to drain); once rank 0
+// drained, the worker ends its server's tree at once rather than wait
+// stop_timeout for a SIGTERM it ignores, and exits 0.
+func TestWorkerIgnoringSIGTERMEndsAfterDrain(t *testing.T) {
+	// The fake installs a SIGTERM handler of its own, as SGLang's main
+	// process does; FAKE_IGNORE stands for the ranks' inherited ignore
+	// (launcher's TestIgnoreSIGTERMKeepsPidArgvAndExe pins that).
+	m, s, sigs, done, _ := supervised(t, 1, map[string]string{"FAKE_IGNORE": "TERM"}, map[string]string{"stop_timeout": "60s"}, func(o *Options) { o.IgnoreSIGTERM = true })
+	sigs <- syscall.SIGTERM
+	<-m.stopReq
+	syscall.Kill(s.ServerPID(), syscall.SIGTERM) // Slurm's, to every process
+	time.Sleep(300 * time.Millisecond)
+	if !s.Running() {
+		t.Fatal("the server ended on SIGTERM")
+	}
+	at := time.Now()
+	close(m.drained)
+	err := ended(t, done)
+	if took := time.Since(at); took > promptly {
+		t.Errorf("the worker took %s to end after rank 0 drained", took)
+	}
+	if code := launcher.ExitCode(err); code != 0 || !strings.Contains(err.Error(), "drained") {
+		t.Errorf("exit status %d (%v), want 0, drained", code, err)
+	}
+	if _, ok := launcher.StoppedBySignal(err); ok {
+		t.Errorf("%v ends sglaunch by a signal", err)
 	}
 }

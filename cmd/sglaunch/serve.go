@@ -97,6 +97,9 @@ func serveCommand(e *env) *cli.Command {
 				}
 				defer member.Close()
 				opts.Group = member
+				// scancel signals every process of the step: the
+				// server's outlive it, so that rank 0 drains.
+				opts.IgnoreSIGTERM = placement.Orchestrator == "slurm"
 				// rank 0 may have given another --dist-init-addr.
 				state.state.Plan = plan.View()
 				started := opts.OnStarted

@@ -15,21 +15,18 @@ import (
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
-// TestScancelStopsGroupCleanly pins what sglaunch controls of issue
-// 22's first and second defects under the real Slurm: scancel of a job
-// running the generated script with a stream in flight. No rank calls
-// the requested stop a failure ("group failed"), every rank says the
-// group stopped on request, and the job's exit code is 0:0.
-//
-// The stream itself is logged, not asserted: scancel's SIGTERM reaches
-// every process of the step (slurmstepd signals the whole process
-// container, SGLang's schedulers included, on every node, rank 0's
-// too), and SGLang's schedulers have no SIGTERM handler, so they die
-// whatever sglaunch does; what sglaunch holds up (a worker's server
-// until rank 0 drained) is already gone. Under Kubernetes and systemd
-// (KillMode=mixed) only sglaunch gets the signal, and the group drains
-// (test/multinode's stop tests).
-func TestScancelStopsGroupCleanly(t *testing.T) {
+// TestScancelDrainsStream pins issue 22's first and second defects
+// under the real Slurm: scancel of a job running the generated script
+// cut a stream in flight (1,500 tokens cut at 297, 69 ms after the
+// signal), and a requested stop was logged as "group failed". scancel's
+// SIGTERM reaches every process of the step on every node (slurmstepd
+// signals the whole process container), and SGLang's schedulers have no
+// SIGTERM handler: under Slurm the ranks' servers start with SIGTERM
+// ignored, rank 0's main process drains on its own handler, the workers
+// keep their servers up until it has, and every rank exits 0. The drain
+// must end within Slurm's KillWait (2 s here; 30 s by default), after
+// which Slurm kills what is left.
+func TestScancelDrainsStream(t *testing.T) {
 	c := startCluster(t, 2)
 	dir := t.TempDir()
 	prof := profile(t, dir, 2)
@@ -53,7 +50,7 @@ func TestScancelStopsGroupCleanly(t *testing.T) {
 			return leader.Dial(ctx, network, addr)
 		},
 	}}
-	const tokens = 300
+	const tokens = 100 // 0.8 s left after the signal: within KillWait
 	body := fmt.Sprintf(`{"input_ids":[1,2,3],"sampling_params":{"max_new_tokens":%d,"ignore_eos":true},"stream":true}`, tokens)
 	resp, err := client.Post("http://127.0.0.1:30000/generate", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -95,14 +92,18 @@ func TestScancelStopsGroupCleanly(t *testing.T) {
 	cut := 0
 	if got != tokens || !done {
 		cut = 1
+		t.Errorf("scancel cut the stream at %d of %d tokens (done %v):\n%s", got, tokens, done, res.Output)
 	}
 	if strings.Contains(res.Output, "group failed") {
 		t.Errorf("a rank calls the requested stop a failure:\n%s", res.Output)
 	}
-	if n := strings.Count(res.Output, "the group stopped on request"); n != 2 {
-		t.Errorf("%d of 2 ranks say the group stopped on request:\n%s", n, res.Output)
+	// Rank 0's end line at least: srun stops relaying the workers'
+	// output once the step is cancelled, and a worker ends just after
+	// rank 0 has drained.
+	if !strings.Contains(res.Output, "the group stopped on request") {
+		t.Errorf("no rank says the group stopped on request:\n%s", res.Output)
 	}
-	t.Logf("scancel with a %d-token stream in flight: streams cut %d of 1 (at %d tokens: Slurm's SIGTERM to every process of the step); job %s, exit code %s, ended %s after scancel",
+	t.Logf("scancel with a %d-token stream in flight: streams cut %d of 1 (%d tokens delivered); job %s, exit code %s, ended %s after scancel",
 		tokens, cut, got, res.State, res.ExitCode, time.Since(at).Round(time.Millisecond))
 	if res.ExitCode != "0:0" {
 		t.Errorf("job exit code %s, want 0:0 (every rank exited 0)", res.ExitCode)
