@@ -22,7 +22,8 @@ func TestCompare(t *testing.T) {
 	}
 	const perf, neutral = plan.Perf, plan.Neutral
 	for _, want := range []plan.Row{
-		{Group: perf, Kind: "flag", Setting: "--cuda-graph-max-bs", Status: plan.Different, A: "128", B: "256", InA: true, InB: true},
+		// Named by the setting the deprecated --cuda-graph-max-bs stores into.
+		{Group: perf, Kind: "flag", Setting: "--cuda-graph-max-bs-decode", Status: plan.Different, A: "128", B: "256", InA: true, InB: true},
 		{Group: neutral, Kind: "flag", Setting: "--port", Status: plan.Different, A: "30000", B: "31000", InA: true, InB: true},
 		{Group: perf, Kind: "flag", Setting: "--enable-torch-compile", Status: plan.Extra, A: "", B: "", InA: false, InB: true},
 		{Group: perf, Kind: "env", Setting: "NCCL_ALGO", Status: plan.Different, A: "Ring", B: "Tree", InA: true, InB: true},

@@ -20,8 +20,9 @@
 // its values in each round (Welch's t) and the verdict that follows it,
 // plan differences.
 //
-// What it must not do: start, supervise or stop the server (package
-// launcher does, the command wires them), import supervise, render
-// (bench/report does), or import sglang: the SGLang version is asked from
-// the interpreter's package metadata.
+// What it must not do: start, supervise or stop the server itself
+// (package launch starts it and hands Run a starter; bench imports
+// neither launch nor launcher), render (bench/report does), or import
+// sglang: the SGLang version is asked from the interpreter's package
+// metadata.
 package bench

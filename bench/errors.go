@@ -12,4 +12,7 @@ var (
 	// ErrTooManyFailures marks a run that completed with more failed
 	// requests than its FailureBudget allows.
 	ErrTooManyFailures = errors.New("too many failed requests")
+	// ErrStopKilled marks a Server.Stop that had to kill the server after
+	// stop_timeout, rather than see it drain.
+	ErrStopKilled = errors.New("killed after stop_timeout")
 )

@@ -16,19 +16,24 @@ import (
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/logfile"
-	"github.com/sglaunch/sglaunch/launcher"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// Server is a server the bench life cycle launched: the supervise
-// session satisfies it.
-type Server interface {
+// Running is a started server as the bench life cycle watches it: the
+// supervise session satisfies it.
+type Running interface {
 	Ready() health.Load
 	ServerPID() int
 	Done() <-chan struct{}
 	Err() error
 	Supervise(ctx context.Context) error
-	Stop(ctx context.Context) (launcher.ExitStatus, error)
+}
+
+// Server is a server the bench life cycle launched (package launch
+// starts it and hands it over); Stop says how it ended.
+type Server interface {
+	Running
+	Stop(ctx context.Context) (fmt.Stringer, error)
 }
 
 // LaunchFunc starts the plan's server as serve does and returns once it is
@@ -189,14 +194,16 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	r.checkpoint()
 	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
-	err := runner.Check(r.runCtx)
-	if err == nil {
-		rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
-		err = runner.Run(r.runCtx, rec, s.Workloads)
+	if err := runner.Check(r.runCtx); err != nil {
+		// Nothing was measured: a record would only crowd bench list
+		// with a failed run of no server (issue 24). The error says why.
+		r.reported = true
+		return r.withCause(err)
 	}
-	return r.finish(r.withCause(err))
+	r.checkpoint()
+	rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
+	return r.finish(r.withCause(runner.Run(r.runCtx, rec, s.Workloads)))
 }
 
 // runLaunched launches the plan's server as serve does, measures it and
@@ -278,9 +285,25 @@ func (r *run) runLaunched() error {
 		case <-r.runCtx.Done():
 		}
 	}
-	status, _ := srv.Stop(r.stopCtx)
-	s.Stop = "stopped by sglaunch: " + status.String()
+	status, stopErr := srv.Stop(r.stopCtx)
+	s.Stop = stopText(status, stopErr)
 	return r.finish(runErr)
+}
+
+// stopText says how the server ended when sglaunch stopped it. A server
+// that drained and ended by itself ended well, whatever its status: SGLang
+// SIGKILLs its own tree after the drain, so a clean stop reads 137, which
+// alone looked like a kill (issue 24).
+func stopText(status fmt.Stringer, stopErr error) string {
+	switch {
+	case errors.Is(stopErr, ErrStopKilled):
+		return "stopped by sglaunch: it did not stop within stop_timeout and was killed (" + status.String() + ")"
+	case stopErr != nil:
+		return "stopped by sglaunch: " + status.String() + " (" + stopErr.Error() + ")"
+	case status.String() == "exit status 0":
+		return "stopped by sglaunch: drained and ended by itself (exit status 0)"
+	}
+	return "stopped by sglaunch: drained and ended by itself (" + status.String() + ", SGLang's own end of its process tree)"
 }
 
 // serverEnded says how the server ended, once it is done.

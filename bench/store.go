@@ -28,6 +28,10 @@ func RecordsDir(stateDir string) string { return filepath.Join(stateDir, "record
 // Store is a directory of records, one JSON file per run.
 type Store struct {
 	Dir string
+	// Shared are records directories read beside Dir, never written: a
+	// systemd unit's own state directory sits below the host's shared
+	// one (statedir.Shared), whose records the operator's bench wrote.
+	Shared []string
 }
 
 // OpenStore opens the records directory dir. A directory that does not
@@ -132,7 +136,21 @@ func (s *Store) List() ([]Entry, error) {
 }
 
 func (s *Store) files() ([]string, error) {
-	entries, err := os.ReadDir(s.Dir)
+	out, err := recordFiles(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range s.Shared {
+		// A shared directory that cannot be read adds nothing; the
+		// store's own is the one that must work.
+		more, _ := recordFiles(d)
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+func recordFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -144,7 +162,7 @@ func (s *Store) files() ([]string, error) {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || filepath.Ext(e.Name()) != ".json" {
 			continue
 		}
-		out = append(out, filepath.Join(s.Dir, e.Name()))
+		out = append(out, filepath.Join(dir, e.Name()))
 	}
 	return out, nil
 }

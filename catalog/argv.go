@@ -4,9 +4,13 @@ import "strings"
 
 // Use is one flag as it appears in an argv, resolved against the catalog.
 type Use struct {
-	Written   string   // the option string as written, without =value
-	Flag      *Flag    // nil when the catalog does not know the option
-	Canonical string   // the flag's canonical name, or Written when unknown
+	Written string // the option string as written, without =value
+	Flag    *Flag  // nil when the catalog does not know the option
+	// Canonical names the setting the flag stores into: the name of the
+	// flag that owns its dest (--tp and --tensor-parallel-size are
+	// --tp-size, the deprecated --cuda-graph-max-bs is
+	// --cuda-graph-max-bs-decode), or Written when unknown.
+	Canonical string
 	Values    []string // the values that followed it
 	Err       error    // *UnknownError or *AmbiguousError when Flag is nil
 }
@@ -29,7 +33,7 @@ func (a *Args) Split(argv []string) []Use {
 		name, val, hasEq := strings.Cut(tok, "=")
 		u := Use{Written: name, Canonical: name}
 		if f, _, err := a.Resolve(name); err == nil {
-			u.Flag, u.Canonical = f, f.Name
+			u.Flag, u.Canonical = f, a.Setting(f).Name
 		} else {
 			u.Err = err
 		}

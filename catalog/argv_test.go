@@ -12,7 +12,9 @@ func TestSplit(t *testing.T) {
 	for _, u := range uses {
 		got += fmt.Sprintf("%s%v;", u.Canonical, u.Values)
 	}
-	want := "--model-path[/m];--tp-size[8];--trust-remote-code[];--cuda-graph-bs[1 2];--bogus[x];"
+	// --cuda-graph-bs is a deprecated alias storing into cuda_graph_bs_decode:
+	// one setting with --cuda-graph-bs-decode.
+	want := "--model-path[/m];--tp-size[8];--trust-remote-code[];--cuda-graph-bs-decode[1 2];--bogus[x];"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

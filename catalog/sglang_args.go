@@ -30,6 +30,11 @@ type Flag struct {
 	// marks a flag registered with help=argparse.SUPPRESS (hidden from --help).
 	Help           string `json:"help,omitempty"`
 	HelpSuppressed bool   `json:"help_suppressed,omitempty"`
+	// Const is the value a store_const flag stores into Dest
+	// (--enable-breakable-cuda-graph stores "breakable").
+	Const string `json:"const,omitempty"`
+
+	destGiven bool // Dest came from the catalog line, not from the name
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.
@@ -50,6 +55,7 @@ type Args struct {
 	Flags  []*Flag `json:"flags"`
 	byOpt  map[string]*Flag
 	opts   []string // every option string, sorted
+	owner  map[string]*Flag
 }
 
 var (
@@ -96,6 +102,7 @@ func NewArgs(source string, flags []*Flag) *Args {
 		}
 	}
 	sort.Strings(a.opts)
+	a.indexDests()
 	return a
 }
 
@@ -180,6 +187,7 @@ func ParseSGLangArgs(text string) (*Args, error) {
 	}
 	a := NewArgs(source, flags)
 	a.fixDeprecatedDests()
+	a.indexDests()
 	a.expandSymbolicChoices()
 	return a, nil
 }
@@ -188,7 +196,7 @@ var (
 	reChoices  = regexp.MustCompile(`(?:choices)?\[([^\]]*)\]`)
 	reArrow    = regexp.MustCompile(`->\s*(?:use\s+)?(\S+)`)
 	reNargs    = regexp.MustCompile(`nargs=([+*?])`)
-	reDest     = regexp.MustCompile(`\(dest ([a-z0-9_]+)\)`)
+	reDest     = regexp.MustCompile(`\(dest ([a-z0-9_]+)[;)]`)
 	reParen    = regexp.MustCompile(`\([^)]*\)`)
 	reSymbolic = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 )
@@ -248,7 +256,12 @@ func parseFlagLine(line string) (*Flag, error) {
 		}
 	}
 	if m := reDest.FindStringSubmatch(typePart); m != nil {
-		f.Dest = m[1]
+		f.Dest, f.destGiven = m[1], true
+	}
+	if f.Action == "store_const" {
+		if _, v, ok := strings.Cut(f.Replacement, "="); ok {
+			f.Const = v
+		}
 	}
 	if f.Action == "store" {
 		f.parseValueType(typePart)
@@ -332,7 +345,7 @@ func (a *Args) AttachHelp(text string) error {
 // fixDeprecatedDests points deprecated aliases at their target's field.
 func (a *Args) fixDeprecatedDests() {
 	for _, f := range a.Flags {
-		if !f.Deprecated || f.Action != "store" || !strings.HasPrefix(f.Replacement, "--") {
+		if f.destGiven || !f.Deprecated || f.Action != "store" || !strings.HasPrefix(f.Replacement, "--") {
 			continue
 		}
 		if t, ok := a.byOpt[f.Replacement]; ok {

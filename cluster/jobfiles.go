@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/sglaunch/sglaunch/internal/gentext"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -83,17 +83,6 @@ func intArg(p *plan.Plan, flag string) (int, bool, error) {
 	return n, true, nil
 }
 
-// commentSafe renders text for a one-line comment: control characters
-// (a newline in a profile path would end the comment and start a
-// command) are written as Go escapes.
-func commentSafe(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
-
 // header is the comment lines that start a job file, each "# "-prefixed
 // and made comment-safe.
 func header(lines ...string) string {
@@ -103,7 +92,7 @@ func header(lines ...string) string {
 			b.WriteString("#\n")
 			continue
 		}
-		fmt.Fprintf(&b, "# %s\n", commentSafe(l))
+		fmt.Fprintf(&b, "# %s\n", gentext.Comment(l))
 	}
 	return b.String()
 }

@@ -34,6 +34,14 @@ type LWSOptions struct {
 	// GroupSecret is the group's secret the Kubernetes Secret holds
 	// ("": a fresh random one).
 	GroupSecret string
+	// CPU and Memory are each pod's resource requests, Kubernetes
+	// quantities ("": DefaultCPUPerGPU and DefaultMemoryPerGPUGi times the
+	// pod's GPUs). Without requests a pod is BestEffort, the first the
+	// kubelet evicts under memory pressure.
+	CPU, Memory string
+	// ShmSize bounds the /dev/shm volume ("": DefaultShmSize); it counts
+	// against the pod's memory.
+	ShmSize string
 }
 
 const (
@@ -54,6 +62,19 @@ const (
 	probeSlack = 60 * time.Second
 	// stopSlack is the grace above stop_timeout before the kubelet kills.
 	stopSlack = 30 * time.Second
+	// preStopDelay lets the leader's Service and any load balancer stop
+	// sending new requests before sglaunch starts the drain (endpoints are
+	// removed while preStop runs); the grace period includes it.
+	preStopDelay = 5 * time.Second
+
+	// Each pod's requests by default, per GPU: the tokenizer, the
+	// detokenizer, one scheduler process per GPU and NCCL's proxy threads
+	// want cores, and the weights pass through host memory as they load.
+	DefaultCPUPerGPU      = 4
+	DefaultMemoryPerGPUGi = 32
+	// DefaultShmSize is /dev/shm's bound, as SGLang's own docker
+	// instructions size it (--shm-size 32g).
+	DefaultShmSize = "32Gi"
 )
 
 var (
@@ -62,6 +83,9 @@ var (
 	dns1035RE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 	// dns1123RE is a DNS-1123 label, a namespace's name.
 	dns1123RE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	// quantityRE is a Kubernetes resource quantity (resource.Quantity's
+	// grammar, without exponent forms).
+	quantityRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)
 	// configMapKeyRE is what a ConfigMap data key may hold.
 	configMapKeyRE = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 )
@@ -108,6 +132,10 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 	if gpus == 0 {
 		return "", inputerr.Errorf("lws: the profile gives no --tp-size, so the GPUs each pod needs are unknown; give --gpus-per-node N (or args.tp in the profile)")
 	}
+	requests, shm, err := podResources(o, gpus)
+	if err != nil {
+		return "", err
+	}
 	statusPort, err := statusPort(p.StatusAddr)
 	if err != nil {
 		return "", err
@@ -147,7 +175,7 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 				WorkerTemplate: podTemplateSpec{
 					Metadata: objectMeta{Labels: labels},
 					Spec: podSpec{
-						TerminationGracePeriodSeconds: int((p.StopTimeout + stopSlack + time.Second - 1) / time.Second),
+						TerminationGracePeriodSeconds: int((preStopDelay + p.StopTimeout + stopSlack + time.Second - 1) / time.Second),
 						Containers: []container{{
 							Name:    "sglaunch",
 							Image:   o.Image,
@@ -162,7 +190,7 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 							// variable out of the server's environment.
 							Env: []envVar{{Name: plan.GroupSecretVar, ValueFrom: envVarSource{
 								SecretKeyRef: secretKeySelector{Name: sec.Metadata.Name, Key: groupSecretKey}}}},
-							Resources: resourceRequirements{Limits: map[string]int{"nvidia.com/gpu": gpus}},
+							Resources: resourceRequirements{Limits: map[string]int{"nvidia.com/gpu": gpus}, Requests: requests},
 							VolumeMounts: []volumeMount{
 								{Name: "dshm", MountPath: "/dev/shm"},
 								{Name: "profile", MountPath: ProfileDir, ReadOnly: true},
@@ -170,9 +198,12 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 							StartupProbe:   ready("/readyz", int((start+probePeriod-1)/probePeriod)),
 							ReadinessProbe: ready("/readyz", 3),
 							LivenessProbe:  ready("/livez", 3),
+							Lifecycle: &lifecycle{PreStop: lifecycleHandler{Exec: execAction{
+								Command: []string{"sleep", strconv.Itoa(int(preStopDelay / time.Second))},
+							}}},
 						}},
 						Volumes: []volume{
-							{Name: "dshm", EmptyDir: &emptyDirSource{Medium: "Memory"}},
+							{Name: "dshm", EmptyDir: &emptyDirSource{Medium: "Memory", SizeLimit: shm}},
 							{Name: "profile", ConfigMap: &configMapSource{Name: cm.Metadata.Name}},
 						},
 					},
@@ -198,6 +229,9 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 		"The startup probe allows multinode.rendezvous_timeout + health.start_timeout + 60s.",
 		"The Secret holds a fresh group secret, which authenticates the ranks' control",
 		"channel; applying this file again replaces it (a group recreated reads it anew).",
+		fmt.Sprintf("On deletion preStop waits %s for the Service to stop sending, then sglaunch", preStopDelay),
+		"drains on SIGTERM within stop_timeout. Each pod requests cpu and memory (a pod",
+		"without requests is the first evicted) and bounds /dev/shm, which counts as memory.",
 		"",
 	))
 	for i, doc := range []any{cm, set, svc, sec} {
@@ -221,6 +255,27 @@ func newGroupSecret() string {
 	b := make([]byte, 32)
 	rand.Read(b) // never fails (crypto/rand)
 	return hex.EncodeToString(b)
+}
+
+// podResources is each pod's cpu and memory requests and /dev/shm's
+// bound: the options where given, else defaults for the pod's GPUs.
+func podResources(o LWSOptions, gpus int) (requests map[string]string, shm string, err error) {
+	cpu, mem, shm := o.CPU, o.Memory, o.ShmSize
+	if cpu == "" {
+		cpu = strconv.Itoa(DefaultCPUPerGPU * gpus)
+	}
+	if mem == "" {
+		mem = fmt.Sprintf("%dGi", DefaultMemoryPerGPUGi*gpus)
+	}
+	if shm == "" {
+		shm = DefaultShmSize
+	}
+	for _, q := range []struct{ flag, v string }{{"--cpu", cpu}, {"--memory", mem}, {"--shm-size", shm}} {
+		if !quantityRE.MatchString(q.v) {
+			return nil, "", inputerr.Errorf("%s %q: want a Kubernetes quantity (like 32, 500m, 256Gi)", q.flag, q.v)
+		}
+	}
+	return map[string]string{"cpu": cpu, "memory": mem}, shm, nil
 }
 
 // defaultLWSName is sglaunch-PROFILE as a DNS-1035 label: lowercase,

@@ -151,7 +151,7 @@ func TestLWSManifestShape(t *testing.T) {
 		t.Errorf("startup failureThreshold %v, want 306", got)
 	}
 	vols, _ := json.Marshal(get(t, tmpl, "workerTemplate", "spec", "volumes"))
-	if want := `[{"emptyDir":{"medium":"Memory"},"name":"dshm"},{"configMap":{"name":"big-profile"},"name":"profile"}]`; string(vols) != want {
+	if want := `[{"emptyDir":{"medium":"Memory","sizeLimit":"32Gi"},"name":"dshm"},{"configMap":{"name":"big-profile"},"name":"profile"}]`; string(vols) != want {
 		t.Errorf("volumes %s, want %s", vols, want)
 	}
 	svc := ds[2]

@@ -59,6 +59,19 @@ type container struct {
 	StartupProbe   probe                `yaml:"startupProbe"`
 	ReadinessProbe probe                `yaml:"readinessProbe"`
 	LivenessProbe  probe                `yaml:"livenessProbe"`
+	Lifecycle      *lifecycle           `yaml:"lifecycle,omitempty"`
+}
+
+type lifecycle struct {
+	PreStop lifecycleHandler `yaml:"preStop"`
+}
+
+type lifecycleHandler struct {
+	Exec execAction `yaml:"exec"`
+}
+
+type execAction struct {
+	Command []string `yaml:"command"`
 }
 
 type containerPort struct {
@@ -68,7 +81,8 @@ type containerPort struct {
 }
 
 type resourceRequirements struct {
-	Limits map[string]int `yaml:"limits"`
+	Limits   map[string]int    `yaml:"limits"`
+	Requests map[string]string `yaml:"requests,omitempty"`
 }
 
 type volumeMount struct {
@@ -96,7 +110,8 @@ type volume struct {
 }
 
 type emptyDirSource struct {
-	Medium string `yaml:"medium"`
+	Medium    string `yaml:"medium"`
+	SizeLimit string `yaml:"sizeLimit,omitempty"`
 }
 
 type configMapSource struct {

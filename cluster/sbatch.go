@@ -27,6 +27,9 @@ type SbatchOptions struct {
 	GPUsPerNode int
 	Exclusive   bool
 	Output      string // sbatch --output pattern ("": Slurm's slurm-%j.out)
+	// MaxRequeues requeues a failed group up to this many times (0: a
+	// failed group leaves the job FAILED, as Slurm does by itself).
+	MaxRequeues int
 }
 
 // SbatchScript renders a batch script that runs `sglaunch serve` for the
@@ -56,6 +59,9 @@ func SbatchScript(p *plan.Plan, o SbatchOptions) (string, error) {
 		{"--job-name", o.JobName},
 		{"--nodes", fmt.Sprint(p.MultiNode.Nodes)},
 		{"--ntasks-per-node", "1"},
+		// A requeued job (a node failure, or MaxRequeues) writes the same
+		// output file again: append keeps the failure's log.
+		{"--open-mode", "append"},
 	}
 	if gpus > 0 {
 		ds = append(ds, directive{"--gpus-per-node", fmt.Sprint(gpus)})
@@ -83,6 +89,12 @@ func SbatchScript(p *plan.Plan, o SbatchOptions) (string, error) {
 	if o.Exclusive {
 		b.WriteString("#SBATCH --exclusive\n")
 	}
+	if o.MaxRequeues < 0 {
+		return "", inputerr.Errorf("--max-requeues %d: want 0 (never) or a positive number of requeues", o.MaxRequeues)
+	}
+	if o.MaxRequeues > 0 {
+		b.WriteString("#SBATCH --requeue\n")
+	}
 	b.WriteString(header(
 		"",
 		"The job runs the profile as it is, as the fingerprint above says: overrides",
@@ -106,10 +118,28 @@ func SbatchScript(p *plan.Plan, o SbatchOptions) (string, error) {
 		"  --ntasks-per-node=1      one sglaunch per node; it starts that node's SGLang ranks",
 		"  --kill-on-bad-exit=1     a rank that fails ends the step, so the whole group stops",
 		"                           (sglaunch stops the group when a rank is lost, and exits 1)",
-		"exec: the job's exit status is srun's.",
 	))
-	fmt.Fprintf(&b, "exec srun --nodes=\"$SLURM_NNODES\" --ntasks-per-node=1 --kill-on-bad-exit=1 %s serve --profile %s\n",
-		shellQuote(o.Exe), shellQuote(ref))
+	step := fmt.Sprintf("srun --nodes=\"$SLURM_NNODES\" --ntasks-per-node=1 --kill-on-bad-exit=1 %s serve --profile %s", shellQuote(o.Exe), shellQuote(ref))
+	if o.MaxRequeues == 0 {
+		b.WriteString(header(
+			"exec: the job's exit status is srun's. Slurm restarts nothing after a failed",
+			"group (the job ends FAILED); sglaunch slurm --max-requeues N requeues it.",
+		))
+		fmt.Fprintf(&b, "exec %s\n", step)
+		return b.String(), nil
+	}
+	b.WriteString(header(
+		fmt.Sprintf("A failed group (exit 1: a lost rank, a crash) is requeued up to %d times", o.MaxRequeues),
+		"(SLURM_RESTART_COUNT counts them); a drained stop (0) and bad input (2, which a",
+		"restart cannot mend) are not. scontrol requeue ends this script and puts the job",
+		"back in the queue with its allocation released; the log is appended to.",
+	))
+	fmt.Fprintf(&b, "%s\nstatus=$?\n", step)
+	fmt.Fprintf(&b, "if [ \"$status\" -ne 0 ] && [ \"$status\" -ne 2 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n", o.MaxRequeues)
+	b.WriteString("  echo \"sglaunch: the group failed (exit $status); requeueing job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0})\" >&2\n")
+	b.WriteString("  scontrol requeue \"$SLURM_JOB_ID\"\n")
+	b.WriteString("fi\n")
+	b.WriteString("exit \"$status\"\n")
 	return b.String(), nil
 }
 

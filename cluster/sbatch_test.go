@@ -43,7 +43,7 @@ func TestSbatchScriptMinimal(t *testing.T) {
 			directives = append(directives, l)
 		}
 	}
-	want := []string{"#SBATCH --job-name=sglaunch-big", "#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=1", "#SBATCH --gpus-per-node=8"}
+	want := []string{"#SBATCH --job-name=sglaunch-big", "#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=1", "#SBATCH --open-mode=append", "#SBATCH --gpus-per-node=8"}
 	if !slices.Equal(directives, want) {
 		t.Errorf("got %q, want %q", directives, want)
 	}

@@ -30,6 +30,10 @@
 // hold the servers' environments, are answered on an owner-only unix
 // socket under the runtime directory, never over TCP.
 //
+// Rendezvous is a rank's whole part in the group's start (rank 0's
+// address check, listening or dialling, the wait), as package launch
+// calls it.
+//
 // The package must not start or signal processes: supervise acts on
 // what it reports.
 package group

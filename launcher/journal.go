@@ -19,9 +19,16 @@ var (
 var (
 	tracebackHead = []byte("Traceback (most recent call last):")
 	// The lines between two chained tracebacks.
-	chainedCause   = []byte("The above exception was the direct cause of the following exception:")
-	chainedDuring  = []byte("During handling of the above exception, another exception occurred:")
-	pyWarningToken = []byte("Warning: ")
+	chainedCause  = []byte("The above exception was the direct cause of the following exception:")
+	chainedDuring = []byte("During handling of the above exception, another exception occurred:")
+	// A block is scanned for these before its lines are searched for
+	// the markers. bytes.Index costs a step at every match of its first
+	// byte, so they start with bytes rare in SGLang's output ('T' of
+	// "TP0" and 'a' are everywhere): a traceback's head holds the first,
+	// both chained lines the second.
+	tracebackAnchor = []byte("(most recent call last)")
+	chainedAnchor   = []byte("xception")
+	pyWarningToken  = []byte("Warning: ")
 )
 
 // journalLines rewrites one stream of the server's output for the
@@ -37,6 +44,11 @@ type journalLines struct {
 	traceback bool   // inside a Python traceback
 	held      []byte // an escape sequence the last block ended inside
 	buf       []byte
+	scratch   []byte // a line with its colours stripped
+	// What the block being formatted holds anywhere: a line is searched
+	// for a marker only when its block has one, so that a flood of
+	// ordinary lines costs one scan per marker per block, not per line.
+	hasEsc, hasTraceback, hasChained, hasWarning bool
 }
 
 // format returns b rewritten; the result is valid until the next call. A
@@ -48,10 +60,16 @@ func (j *journalLines) format(b []byte) []byte {
 		b = append(j.held, b...)
 		j.held = nil
 	}
-	if i := unfinishedEscape(b); i >= 0 {
+	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
+	if !j.hasEsc {
+		// Nothing to hold back, nor to strip.
+	} else if i := unfinishedEscape(b); i >= 0 {
 		j.held = append([]byte(nil), b[i:]...)
 		b = b[:i]
 	}
+	j.hasTraceback = bytes.Contains(b, tracebackAnchor)
+	j.hasChained = bytes.Contains(b, chainedAnchor)
+	j.hasWarning = bytes.Contains(b, pyWarningToken)
 	for len(b) > 0 {
 		line := b
 		nl := bytes.IndexByte(b, '\n')
@@ -60,9 +78,12 @@ func (j *journalLines) format(b []byte) []byte {
 		} else {
 			b = nil
 		}
-		if j.midLine {
+		switch {
+		case j.midLine && j.hasEsc:
 			out = tail.AppendStripped(out, line)
-		} else {
+		case j.midLine:
+			out = append(out, line...)
+		default:
 			out = j.appendLine(out, line)
 		}
 		j.midLine = nl < 0
@@ -74,28 +95,29 @@ func (j *journalLines) format(b []byte) []byte {
 	return out
 }
 
-// appendLine appends one line (or the start of one) with its prefix.
+// appendLine appends one line (or the start of one) with its prefix, in
+// place: nothing is allocated per line.
 func (j *journalLines) appendLine(out, line []byte) []byte {
 	var colour []byte
-	if bytes.IndexByte(line, 0x1b) >= 0 {
+	if j.hasEsc && bytes.IndexByte(line, 0x1b) >= 0 {
 		colour = colourPriority(line)
-		line = tail.AppendStripped(nil, line)
+		j.scratch = tail.AppendStripped(j.scratch[:0], line)
+		line = j.scratch
 	}
 	msg, rank, stamped := cutStamp(line)
 	p := j.priority(line, msg, colour)
-	text, head := line, []byte(nil)
+	text, head := line, false
 	if stamped {
-		text = msg
-		if len(rank) > 0 {
-			head = append(append(append(head, '['), rank...), ']', ' ')
-		}
+		text, head = msg, len(rank) > 0
 	}
-	if p == nil && head == nil && len(text) > 2 && text[0] == '<' && isDigit(text[1]) {
+	if p == nil && !head && len(text) > 2 && text[0] == '<' && isDigit(text[1]) {
 		// A line that looks like a prefix itself would be misread.
 		p = prioInfo
 	}
 	out = append(out, p...)
-	out = append(out, head...)
+	if head {
+		out = append(append(append(out, '['), rank...), ']', ' ')
+	}
 	return append(out, text...)
 }
 
@@ -103,10 +125,10 @@ func (j *journalLines) appendLine(out, line []byte) []byte {
 // line is the whole line, msg what follows SGLang's stamp.
 func (j *journalLines) priority(line, msg, colour []byte) []byte {
 	switch {
-	case bytes.Contains(line, tracebackHead):
+	case j.hasTraceback && bytes.Contains(line, tracebackHead):
 		j.traceback = true
 		return prioErr
-	case bytes.HasPrefix(line, chainedCause) || bytes.HasPrefix(line, chainedDuring):
+	case j.hasChained && (bytes.HasPrefix(line, chainedCause) || bytes.HasPrefix(line, chainedDuring)):
 		j.traceback = false
 		return prioErr
 	case j.traceback:
@@ -124,6 +146,9 @@ func (j *journalLines) priority(line, msg, colour []byte) []byte {
 	if colour != nil {
 		return colour
 	}
+	if !j.hasWarning {
+		return nil
+	}
 	if i := bytes.Index(msg, pyWarningToken); i > 0 && isLetter(msg[i-1]) {
 		return prioWarn // warnings.warn: "file.py:12: UserWarning: ..."
 	}
@@ -134,6 +159,14 @@ func (j *journalLines) priority(line, msg, colour []byte) []byte {
 // "ERROR:name:..." and uvicorn's "ERROR:    ...", or torch's glog-style
 // "[W1201 ...]"/"[E socket.cpp:...]".
 func levelWord(msg []byte) []byte {
+	if len(msg) == 0 {
+		return nil
+	}
+	switch msg[0] {
+	case 'E', 'C', 'F', 'W', '[':
+	default:
+		return nil
+	}
 	for _, w := range []struct {
 		word string
 		prio []byte
@@ -167,9 +200,12 @@ func cutStamp(line []byte) (msg, rank []byte, stamped bool) {
 	if len(line) < n+1 || line[0] != '[' {
 		return line, nil, false
 	}
-	for i, c := range line[1:n] {
-		want := "2006-01-02 15:04:05"[i]
-		if isDigit(want) != isDigit(c) || (!isDigit(want) && c != want) {
+	// The separators first: most lines that are not stamped fail there.
+	if line[5] != '-' || line[8] != '-' || line[11] != ' ' || line[14] != ':' || line[17] != ':' {
+		return line, nil, false
+	}
+	for _, i := range [...]int{1, 2, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19} {
+		if !isDigit(line[i]) {
 			return line, nil, false
 		}
 	}

@@ -139,7 +139,7 @@ func (s *Process) start() error {
 	live.Lock()
 	live.servers[s.proc.pid] = true
 	live.Unlock()
-	s.tree = newTree(s.proc.pid, spared)
+	s.tree = newTree(s.proc.pid, spared, s.opts.LaunchID)
 	return nil
 }
 

@@ -40,8 +40,8 @@ func (p *process) resize(*os.File)                               {}
 
 type tree struct{}
 
-func becomeSubreaper() error          { return ErrUnsupported }
-func childrenOfSelf() map[int]bool    { return nil }
-func newTree(int, map[int]bool) *tree { return &tree{} }
-func (t *tree) sweep() (int, error)   { return 0, nil }
-func (t *tree) watch()                {}
+func becomeSubreaper() error                  { return ErrUnsupported }
+func childrenOfSelf() map[int]bool            { return nil }
+func newTree(int, map[int]bool, string) *tree { return &tree{} }
+func (t *tree) sweep() (int, error)           { return 0, nil }
+func (t *tree) watch()                        {}

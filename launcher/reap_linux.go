@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sglaunch/sglaunch/internal/proc"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // becomeSubreaper makes sglaunch the child subreaper of its process tree:
@@ -26,13 +27,16 @@ type tree struct {
 	self   int          // sglaunch's pid
 	server int          // the server's main pid
 	spared map[int]bool // sglaunch's children from before the server started
+	// launchID is the launch's id in the server's environment ("": none);
+	// an adopted child that carries it is the tree's.
+	launchID string
 
 	mu    sync.Mutex
 	known map[int]uint64 // members seen so far: pid -> start time
 }
 
-func newTree(server int, spared map[int]bool) *tree {
-	return &tree{self: os.Getpid(), server: server, spared: spared, known: map[int]uint64{}}
+func newTree(server int, spared map[int]bool, launchID string) *tree {
+	return &tree{self: os.Getpid(), server: server, spared: spared, launchID: launchID, known: map[int]uint64{}}
 }
 
 // childrenOfSelf lists sglaunch's current children, to spare them later.
@@ -59,7 +63,10 @@ func childrenOfSelf() map[int]bool {
 //     died),
 //   - leads a session of its own (it called setsid: sglaunch starts
 //     nothing that way except the server itself), or
-//   - was seen in the server's tree before (same pid and start time).
+//   - was seen in the server's tree before (same pid and start time), or
+//   - carries this launch's id in its environment (a double-forked
+//     daemon: fork, setsid, fork, the middle exits; the daemon leads no
+//     session and was never seen if the middle lived under a second).
 func (t *tree) members() ([]proc.Stat, error) {
 	all, err := proc.All()
 	if err != nil {
@@ -102,6 +109,8 @@ func (t *tree) members() ([]proc.Stat, error) {
 		case t.spared[c] || others[c]:
 		case st.PGID == t.server || st.SID == t.server || st.SID == c:
 			walk(c)
+		case t.carriesLaunch(c):
+			walk(c)
 		default:
 			if known, ok := t.known[c]; ok {
 				if now, ok := startTime(c); ok && now == known {
@@ -111,6 +120,15 @@ func (t *tree) members() ([]proc.Stat, error) {
 		}
 	}
 	return out, nil
+}
+
+// carriesLaunch reports whether pid's environment holds this launch's id.
+func (t *tree) carriesLaunch(pid int) bool {
+	if t.launchID == "" {
+		return false
+	}
+	id, ok := proc.Getenv(pid, plan.LaunchIDVar)
+	return ok && id == t.launchID
 }
 
 // sweep SIGKILLs every live member of the tree and reaps the adopted

@@ -98,16 +98,24 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLine
 // rest. Lines from the two streams therefore never interleave mid-line in
 // the log file or with sglaunch's own lines. When dst is systemd's journal,
 // each line gets a priority by its level (see journalLines), the cost
-// paid only there, and a partial line waits for its newline.
+// paid only there, a partial line waits for its newline, and the lines go
+// through a bounded queue (see journalQueue): a slow journal costs
+// dropped lines, counted and said, never a stalled server.
 func (o *output) relayLines(r *os.File, dst io.Writer) {
 	o.readers = append(o.readers, r)
 	var jl *journalLines
+	var jq *journalQueue
 	if logging.IsJournal(dst) {
 		jl = &journalLines{}
+		jq = newJournalQueue(dst)
+		dst = jq
 	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
+		if jq != nil {
+			defer jq.close()
+		}
 		buf := make([]byte, relayBuffer)
 		m := newMasker(o.secrets)
 		pending := 0

@@ -123,6 +123,7 @@ type stream struct {
 	last    time.Time // arrival of the last chunk that added tokens
 	prev    int       // output tokens so far
 	started bool      // a chunk with text has arrived
+	counted bool      // the server has said a count of output tokens
 	// uncounted is the number of chat chunks whose token count the
 	// server did not say (no usage on the chunk): each was taken as one.
 	uncounted int
@@ -248,6 +249,7 @@ func (st *stream) generateChunk(data []byte, at time.Time) error {
 	if err := st.checkCounts(max(completion, 0), max(prompt, 0)); err != nil {
 		return err
 	}
+	st.counted = st.counted || completion >= 0
 	if prompt >= 0 {
 		st.s.InputTokens = prompt
 	}
@@ -292,6 +294,7 @@ func (st *stream) chatChunk(data []byte, at time.Time) error {
 		if err := st.checkCounts(c.Usage.CompletionTokens, c.Usage.PromptTokens); err != nil {
 			return err
 		}
+		st.counted = true
 	}
 	text := false
 	for _, ch := range c.Choices {

@@ -8,7 +8,14 @@
 // continuous_usage_stats (a token count on every chunk). A load's prompts
 // are random tokens of fixed length or a prepared list (a dataset, which
 // package bench builds). Responses are read as server-sent events, each
-// stamped when the read that completed it returned. Load shapes: a closed
+// stamped when the read that completed it returned, through one buffer
+// per stream that starts at 2 KiB and grows only for an event that does
+// not fit (up to a bound per request), on connections with 2 KiB buffers:
+// thousands of open streams cost tens of KiB each, not hundreds. A
+// request's clock starts when the transport begins writing it. Before a
+// level, the limit on open files is raised for its streams as far as the
+// hard limit allows, with a warning (progress line and level record)
+// where it binds. Load shapes: a closed
 // loop at a fixed concurrency, or an open loop of Poisson arrivals
 // (seeded) under an optional concurrency cap; per level a number of
 // requests or a duration, after warm-up requests that are not counted and
@@ -20,13 +27,17 @@
 // to the first chunk that carries text; ITL is per token, the gap between
 // chunks divided evenly among the tokens the later chunk added (a chunk
 // of several tokens, as under speculative decoding, gives several equal
-// samples), and the gaps themselves are the chunk_gap metrics; TPOT is
+// samples), and the gaps themselves are the chunk_gap metrics; a request
+// the server ends with [DONE] and a count of 0 is completed with no token
+// (zero_token_completed) and adds no TTFT or ITL sample; TPOT is
 // (latency - TTFT) / (output tokens - 1); percentiles interpolate linearly
 // as numpy's do. At concurrency 1 it also reports the single-stream
 // decode rate in tokens per second, and with an SLO the request goodput
 // as vllm bench serve names it.
 //
 // What it must not do: start or stop servers, read profiles, or write
-// files; the bench package does those. It sends only the requests a level
+// files; the bench package does those. The one process-wide setting it
+// changes is the soft limit on open files, raised, never lowered, and
+// never past the hard limit. It sends only the requests a level
 // asks for, and every goroutine it starts has ended when a call returns.
 package loadgen

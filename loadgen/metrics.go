@@ -18,15 +18,18 @@ type Dist struct {
 // Metrics are one level's results, named in JSON as bench_serving names
 // them. Latencies are in milliseconds, throughputs per second.
 type Metrics struct {
-	Completed         int
-	Failed            int
-	Duration          float64 // seconds, first request sent to last one done
-	TotalInputTokens  int
-	TotalOutputTokens int
-	RequestThroughput float64
-	InputThroughput   float64
-	OutputThroughput  float64
-	TotalThroughput   float64
+	Completed int
+	// ZeroTokenCompleted counts the completed requests answered with no
+	// token (Sample.ZeroTokens): they add no TTFT, TPOT or ITL sample.
+	ZeroTokenCompleted int
+	Failed             int
+	Duration           float64 // seconds, first request sent to last one done
+	TotalInputTokens   int
+	TotalOutputTokens  int
+	RequestThroughput  float64
+	InputThroughput    float64
+	OutputThroughput   float64
+	TotalThroughput    float64
 	// Concurrency is the mean number of requests in flight: the sum of
 	// their latencies over the duration.
 	Concurrency float64
@@ -153,11 +156,13 @@ var metricFields = func() []metricField {
 	}
 	dr := floatField("decode_tok_s", func(m *Metrics) *float64 { return &m.DecodeRate })
 	dr.optional = true
+	zero := intField("zero_token_completed", func(m *Metrics) *int { return &m.ZeroTokenCompleted })
+	zero.optional = true
 	gp := metricField{name: "request_goodput",
 		get: func(m *Metrics) float64 { return m.RequestGoodput },
 		set: func(m *Metrics, v float64) { m.RequestGoodput, m.HasGoodput = v, true },
 		has: func(m *Metrics) bool { return m.HasGoodput }}
-	return append(f, dr, gp)
+	return append(f, dr, zero, gp)
 }()
 
 // MetricNames lists every metric name, in order.
@@ -243,6 +248,11 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 		m.Completed++
 		m.TotalInputTokens += s.InputTokens
 		m.TotalOutputTokens += s.OutputTokens
+		e2e = append(e2e, ms(s.Latency))
+		if s.ZeroTokens {
+			m.ZeroTokenCompleted++
+			continue
+		}
 		if s.OutputTokens > 1 {
 			tpot = append(tpot, ms(s.Latency-s.TTFT)/float64(s.OutputTokens-1))
 			decodeTokens += s.OutputTokens - 1
@@ -255,7 +265,6 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 			gaps = append(gaps, ms(d))
 		}
 		ttft = append(ttft, ms(s.TTFT))
-		e2e = append(e2e, ms(s.Latency))
 	}
 	m.Duration = duration.Seconds()
 	if m.Duration > 0 {

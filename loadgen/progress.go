@@ -41,6 +41,9 @@ func (p *Progress) LevelStart(c *Counters) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	if c.Warning != "" {
+		fmt.Fprintf(p.W, "%s%s: warning: %s\n", p.prefix(), c.Label, c.Warning)
+	}
 	every := p.Interval
 	if every <= 0 {
 		every = 10 * time.Second
@@ -118,6 +121,9 @@ func (p *Progress) LevelEnd(c *Counters, r LevelResult) {
 	}
 	m := r.Metrics
 	line := fmt.Sprintf("%s%s: %d ok", p.prefix(), c.Label, m.Completed)
+	if m.ZeroTokenCompleted > 0 {
+		line += fmt.Sprintf(" (%d of 0 tokens)", m.ZeroTokenCompleted)
+	}
 	if m.Failed > 0 {
 		line += fmt.Sprintf(", %d failed", m.Failed)
 	}

@@ -101,6 +101,9 @@ type LevelResult struct {
 	// chat chunk) or "estimated" (some chat streams said only their
 	// total, spread evenly over their chunks).
 	TokenCounts string `json:"token_counts,omitempty"`
+	// Warnings say what may have held the level back on the client's
+	// side (a limit on open files below its streams).
+	Warnings []string `json:"warnings,omitempty"`
 	// Samples are the requests that ran to an outcome, in the order they
 	// were numbered; not stored in records (bench --details writes them).
 	Samples []Sample `json:"-"`
@@ -112,9 +115,12 @@ type Counters struct {
 	Total    int           // measured requests; 0 when bound by Duration
 	Duration time.Duration // set when bound by Duration
 	Start    time.Time
-	done     atomic.Int64
-	failed   atomic.Int64
-	tokens   atomic.Int64
+	// Warning, when set, says what may hold the level back (see
+	// LevelResult.Warnings).
+	Warning string
+	done    atomic.Int64
+	failed  atomic.Int64
+	tokens  atomic.Int64
 }
 
 // Done is the number of requests finished, failed ones included.
@@ -147,6 +153,8 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 	if err := check(load, lvl); err != nil {
 		return res, err
 	}
+	// Before the first connection: every stream holds one open file.
+	fdWarning := raiseFileLimit(lvl.Concurrency)
 	if load.Warmup > 0 {
 		if err := c.warmup(ctx, load, lvl); err != nil {
 			return res, err
@@ -161,6 +169,9 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctr := &Counters{Label: lvl.String(), Total: load.Requests, Duration: load.Duration}
+	if ctr.Warning = fdWarning; fdWarning != "" {
+		res.Warnings = append(res.Warnings, fdWarning)
+	}
 	r := &runner{c: c, load: load, ctr: ctr, cancel: cancel}
 	if load.Requests > 0 {
 		r.samples = make([]Sample, load.Requests)

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,21 +10,6 @@ import (
 
 // timeNow is the clock every timestamp comes from; tests replace it.
 var timeNow = time.Now
-
-// stampReader remembers when the last read that returned data came back:
-// the arrival time of whatever that read completed.
-type stampReader struct {
-	r    io.Reader
-	last time.Time
-}
-
-func (s *stampReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 {
-		s.last = timeNow()
-	}
-	return n, err
-}
 
 // event is one server-sent event: the data lines joined by "\n", and the
 // arrival time of the read that delivered its end.
@@ -37,13 +21,26 @@ type event struct {
 // eventReader splits a text/event-stream body into events. It reads only
 // when the bytes it holds do not complete an event, so an event's stamp is
 // the time its last byte arrived, never later than the next read.
+//
+// Its one buffer starts small and doubles only when an event does not fit
+// (up to the bound): a chat stream's events are a few hundred bytes, and
+// at thousands of open streams the buffers are most of the client's
+// memory. An event of a single data line (SGLang's every event) is handed
+// out from the buffer itself, without a copy.
 type eventReader struct {
-	sr   stampReader
-	br   *bufio.Reader
-	data []byte
-	long []byte // a line longer than the buffer, being assembled
-	max  int    // the largest line and event accepted
+	r    io.Reader
+	last time.Time // when the last read that returned data came back
+	err  error     // the reader's error, once it has returned one
+
+	buf        []byte
+	start, end int    // buf[start:end] is read and not yet consumed
+	data       []byte // a multi-line event's data, joined
+	max        int    // the largest event accepted
 }
+
+// eventBufStart is a new reader's buffer: one chat event, or a
+// /generate event of a few hundred tokens.
+const eventBufStart = 2 << 10
 
 // errEventTooLarge: a line or an event passed the reader's bound. A
 // hostile or broken server must not make the client hold what it sends.
@@ -51,30 +48,113 @@ var errEventTooLarge = errors.New("event too large")
 
 // newEventReader reads events of at most max bytes (lines included).
 func newEventReader(r io.Reader, max int) *eventReader {
-	e := &eventReader{sr: stampReader{r: r}, max: max}
-	e.br = bufio.NewReaderSize(&e.sr, 32<<10)
-	return e
+	return &eventReader{r: r, max: max}
 }
 
 // next returns the next event with data, or io.EOF once the body has
 // ended. An event cut off by the end of the body is still returned.
 func (e *eventReader) next() (event, error) {
-	e.data = e.data[:0]
-	have := false
 	for {
-		line, err := e.line()
+		raw, err := e.rawEvent()
 		if err != nil {
-			if errors.Is(err, io.EOF) && have {
-				return event{data: e.data, at: e.sr.last}, nil
-			}
 			return event{}, err
 		}
-		if len(line) == 0 {
-			if have {
-				return event{data: e.data, at: e.sr.last}, nil
-			}
-			continue
+		if data, ok := e.join(raw); ok {
+			return event{data: data, at: e.last}, nil
 		}
+	}
+}
+
+// rawEvent returns the next event's lines up to (not including) the
+// blank line that ends it, consumed from the buffer; at the end of the
+// body, what is left (io.EOF when nothing is).
+func (e *eventReader) rawEvent() ([]byte, error) {
+	scanned := 0 // bytes of buf[start:end] known to hold no event end
+	for {
+		held := e.buf[e.start:e.end]
+		if n := eventEnd(held, scanned); n >= 0 {
+			e.start += n
+			return held[:n], nil
+		}
+		scanned = max(len(held)-1, 0) // an end may straddle the next read
+		if e.err != nil {
+			e.start = e.end
+			if errors.Is(e.err, io.EOF) && len(held) > 0 {
+				return held, nil
+			}
+			return nil, e.err
+		}
+		if len(held) > e.max {
+			return nil, fmt.Errorf("%w: more than %d bytes", errEventTooLarge, e.max)
+		}
+		e.fill()
+	}
+}
+
+// eventEnd returns the length of the event at the start of b, through
+// its terminating blank line, or -1 when b holds none. from is where the
+// search may start. Lines end in "\n" or "\r\n".
+func eventEnd(b []byte, from int) int {
+	for i := from; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j + 1
+		// A "\n" at the start, or after another line's end, is a blank
+		// line; a leading blank line is an empty event, skipped by next.
+		switch {
+		case i == 1:
+			return 1
+		case i >= 2 && b[i-2] == '\n':
+			return i
+		case i == 2 && b[0] == '\r':
+			return 2
+		case i >= 3 && b[i-2] == '\r' && b[i-3] == '\n':
+			return i
+		}
+	}
+}
+
+// fill reads once into the free end of the buffer, first moving what is
+// held to the front, and doubling the buffer when that does not make
+// room.
+func (e *eventReader) fill() {
+	if e.start > 0 {
+		e.end = copy(e.buf, e.buf[e.start:e.end])
+		e.start = 0
+	}
+	if e.end == len(e.buf) {
+		size := max(2*len(e.buf), eventBufStart)
+		// One byte past the bound, so that an event over it is seen.
+		size = min(size, e.max+2)
+		if size <= len(e.buf) {
+			size = len(e.buf) + 1
+		}
+		e.buf = append(make([]byte, 0, size), e.buf[:e.end]...)[:size]
+	}
+	n, err := e.r.Read(e.buf[e.end:])
+	if n > 0 {
+		e.last = timeNow()
+		e.end += n
+	}
+	if err != nil {
+		e.err = err
+	}
+}
+
+// join returns the data of the raw event: its data lines' values joined
+// by "\n"; ok is false for an event without data (a comment, an id).
+func (e *eventReader) join(raw []byte) (data []byte, ok bool) {
+	lines := 0
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		field, value := line, []byte(nil)
 		if i := bytes.IndexByte(line, ':'); i >= 0 {
 			field, value = line[:i], line[i+1:]
@@ -84,36 +164,17 @@ func (e *eventReader) next() (event, error) {
 		if string(field) != "data" {
 			continue
 		}
-		if len(e.data)+1+len(value) > e.max {
-			return event{}, fmt.Errorf("%w: more than %d bytes", errEventTooLarge, e.max)
+		switch lines {
+		case 0:
+			data = value
+		case 1:
+			e.data = append(append(append(e.data[:0], data...), '\n'), value...)
+			data = e.data
+		default:
+			e.data = append(append(e.data, '\n'), value...)
+			data = e.data
 		}
-		if have {
-			e.data = append(e.data, '\n')
-		}
-		e.data = append(e.data, value...)
-		have = true
+		lines++
 	}
-}
-
-// line returns the next line without its terminator. A final line
-// without a terminator is returned before io.EOF.
-func (e *eventReader) line() ([]byte, error) {
-	line, err := e.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		e.long = append(e.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(e.long) > e.max {
-				return nil, fmt.Errorf("%w: a line of more than %d bytes", errEventTooLarge, e.max)
-			}
-			line, err = e.br.ReadSlice('\n')
-			e.long = append(e.long, line...)
-		}
-		line = e.long
-	}
-	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-		return nil, err
-	}
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, nil
+	return data, lines > 0
 }

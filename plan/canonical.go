@@ -9,32 +9,38 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 )
 
-// Flag is one server flag in canonical form: its SGLang name (--tp is
-// --tp-size) and its values as SGLang's argparse reads them (0.88 and
-// 0.880 are one float). Two flags are equal exactly when their Names and
-// Values are.
+// Flag is one server setting in canonical form: the name of the flag
+// that owns the argparse dest it stores into (--tp and
+// --tensor-parallel-size are --tp-size; the deprecated --cuda-graph-max-bs
+// is --cuda-graph-max-bs-decode) and its values as SGLang's argparse
+// stores them (0.88 and 0.880 are one float; --enable-breakable-cuda-graph
+// is --cuda-graph-backend-prefill breakable). Two flags are equal exactly
+// when their Names and Values are.
 type Flag struct {
-	Name    string        // canonical name, or the option as written when unknown
-	Written string        // the option as written
-	Values  []string      // canonical values; none for a switch
-	Spec    *catalog.Flag // nil when the catalog does not know the flag
+	Name    string   // canonical name, or the option as written when unknown
+	Written string   // the option as written
+	Values  []string // canonical values; none for a switch
+	// Spec is the flag that names the setting (its dest's owner); nil
+	// when the catalog does not know the flag.
+	Spec *catalog.Flag
 }
 
 // Neutral reports whether the flag is perf-neutral.
 func (f Flag) Neutral() bool { return IsPerfNeutral(f.Name) }
 
 // Flags reads an SGLang argv tail (what follows python -m module) into
-// canonical flags, in order of first appearance; a flag given twice keeps
-// its last values, as argparse does. Tokens before the first option are
-// dropped.
+// canonical flags, in order of first appearance; a setting given twice,
+// through one spelling or two, keeps its last values, as argparse does.
+// Tokens before the first option are dropped.
 func Flags(argv []string) []Flag {
 	var out []Flag
 	index := map[string]int{}
-	for _, u := range sglangArgs().Split(argv) {
+	args := sglangArgs()
+	for _, u := range args.Split(argv) {
 		if u.Written == "" {
 			continue
 		}
-		f := Flag{Name: u.Canonical, Written: u.Written, Spec: u.Flag, Values: canonicalValues(u)}
+		f := Flag{Name: u.Canonical, Written: u.Written, Spec: args.Setting(u.Flag), Values: canonicalValues(u)}
 		if i, ok := index[f.Name]; ok {
 			out[i] = f
 			continue
@@ -58,7 +64,8 @@ func FlagMap(argv []string, withNeutral bool) map[string][]string {
 }
 
 // canonicalValues are a use's values as SGLang holds them: numbers by
-// their type, JSON re-encoded, a --no-x negation as "false".
+// their type, JSON re-encoded, a --no-x negation as "false", a
+// store_const flag's stored value.
 func canonicalValues(u catalog.Use) []string {
 	f := u.Flag
 	out := []string{}
@@ -66,7 +73,12 @@ func canonicalValues(u catalog.Use) []string {
 		return append(out, u.Values...)
 	}
 	switch f.Action {
-	case "store_true", "store_const", "deprecated":
+	case "store_const":
+		for _, v := range catalog.SettingValues(f, nil) {
+			out = append(out, CanonicalValue(sglangArgs().Setting(f).Type, v))
+		}
+		return out
+	case "store_true", "deprecated":
 		return out
 	case "boolean_optional":
 		if f.Negation != "" && u.Written == f.Negation {

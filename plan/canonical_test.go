@@ -35,7 +35,8 @@ func TestFlagsCanonicalForm(t *testing.T) {
 	}{
 		{"--tp-size", []string{"8"}},
 		{"--mem-fraction-static", []string{"0.88"}},
-		{"--cuda-graph-bs", []string{"1", "2"}},
+		// The deprecated --cuda-graph-bs stores into --cuda-graph-bs-decode's dest.
+		{"--cuda-graph-bs-decode", []string{"1", "2"}},
 		{"--enable-torch-compile", []string{}},
 		{"--unknown-x", []string{"0.50"}},
 	}

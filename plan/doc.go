@@ -6,8 +6,11 @@
 // variables < the command line (--set, --unset, arguments after --).
 //
 // The package owns what a plan means: the managed environment, the
-// perf-neutral flags, the canonical form of every flag (its SGLang name
-// and its value by the catalog's type), the fingerprint over that form,
+// perf-neutral flags, the canonical form of every flag (the setting it
+// stores into, named by the flag that owns its argparse dest, so aliases
+// and deprecated spellings are one setting, and its value by the
+// catalog's type), the settings given twice in one layer (Repeats), the
+// fingerprint over that form,
 // the typed settings, the redacted View that records store, the one
 // projection of a plan for comparison (Side), Diff, the one rule by
 // which two plans are equal, and Row, the one row type for a setting

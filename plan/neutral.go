@@ -42,7 +42,7 @@ var sglangArgs = sync.OnceValue(catalog.SGLangArgs)
 // know it.
 func CanonicalFlag(name string) string {
 	if f, _, err := sglangArgs().Resolve("--" + name); err == nil {
-		return f.Name
+		return sglangArgs().Setting(f).Name
 	}
 	return "--" + name
 }

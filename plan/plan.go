@@ -55,6 +55,9 @@ type Plan struct {
 	Dropped []Dropped `json:"dropped"`
 	// OverlayAdded lists what the mode overlay added or changed.
 	OverlayAdded []string `json:"overlay_added"`
+	// Repeats are the settings given twice in one layer through two
+	// spellings; Args holds each once.
+	Repeats []Repeat `json:"given_again,omitempty"`
 	// Settings are python, module, stop_timeout and health.*, each with
 	// its layer, as printed; ApplySettings sets them with the typed
 	// values below.

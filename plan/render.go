@@ -69,6 +69,12 @@ func (p *Plan) Text() string {
 	if len(p.Extra) > 0 {
 		fmt.Fprintf(&b, "# %-22s %s\n", "after --:", strings.Join(redact.Argv(p.Extra), " "))
 	}
+	if len(p.Repeats) > 0 {
+		b.WriteString("\n# given again: one setting through two spellings, passed once with the last value\n")
+		for _, r := range p.Repeats {
+			fmt.Fprintf(&b, "# %s: %s, then %s\n", r.Setting, escapeControls(r.First), escapeControls(r.Again))
+		}
+	}
 
 	b.WriteString("\n# settings\n")
 	for _, s := range profiles.Schema {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/internal/yamlnode"
@@ -57,6 +58,8 @@ type layered struct {
 	args     profiles.Section
 	// envRaw keeps the text of variables as written before expansion.
 	envRaw map[string]string
+	// repeats are the settings given twice in one layer.
+	repeats []Repeat
 }
 
 // Resolve turns a profile into a plan for one mode.
@@ -70,11 +73,15 @@ func Resolve(req Request) (*Plan, error) {
 		l.settings[k] = v
 	}
 	l.env = append(l.env, p.Env...)
-	l.args = append(l.args, p.Args...)
+	// The extends chain merged its args by name; merged by setting, a
+	// child's tp-size replaces its parent's tp in place.
+	l.repeats = repeatsIn(p.Args)
+	l.args = foldArgs(l.args, p.Args)
 
 	// The mode overlay.
 	overlayFrom := req.Mode + " overlay"
 	o := p.Overlay(req.Mode)
+	l.repeats = append(l.repeats, repeatsIn(o.Args)...)
 	var added []string
 	for _, e := range o.Env {
 		e.Value.From = overlayFrom
@@ -143,6 +150,7 @@ func Resolve(req Request) (*Plan, error) {
 		Args:         l.args,
 		Extra:        req.Extra,
 		OverlayAdded: added,
+		Repeats:      l.repeats,
 		Managed:      append(append([]string(nil), DefaultManaged...), p.ManagedEnv...),
 		Provenance:   map[string]string{},
 	}
@@ -193,7 +201,13 @@ func (l *layered) set(key, val, from string) error {
 			return inputerr.Errorf("%s: %w", key, err)
 		}
 		v.From = from
-		l.args = setEntry(l.args, profiles.Entry{Name: name, Value: v}, sameFlag)
+		e := profiles.Entry{Name: name, Value: v}
+		for _, old := range l.args {
+			if old.Name != name && old.Value.From == from && sameFlag(old.Name, name) {
+				l.repeats = append(l.repeats, Repeat{Setting: CanonicalFlag(name), First: entryWhere(old), Again: entryWhere(e)})
+			}
+		}
+		l.args = setEntry(l.args, e, sameFlag)
 	case strings.HasPrefix(key, "env."):
 		name := strings.TrimPrefix(key, "env.")
 		if !validEnvName(name) {
@@ -221,6 +235,9 @@ func (l *layered) unset(key string) error {
 		if err := checkArgName(name); err != nil {
 			return err
 		}
+		if err := l.checkUnsetArg(name); err != nil {
+			return err
+		}
 		l.args = setEntry(l.args, profiles.Entry{Name: name, Value: profiles.Value{Kind: profiles.Bool, Text: "false", From: "--unset"}}, sameFlag)
 	case strings.HasPrefix(key, "env."):
 		name := strings.TrimPrefix(key, "env.")
@@ -236,6 +253,23 @@ func (l *layered) unset(key string) error {
 		l.settings[key] = profiles.Value{Text: st.Default, From: "--unset"}
 	}
 	return nil
+}
+
+// checkUnsetArg refuses to remove a flag the plan does not have: such an
+// --unset did nothing, silently (issue 24).
+func (l *layered) checkUnsetArg(name string) error {
+	var names []string
+	for _, e := range l.args {
+		if sameFlag(e.Name, name) {
+			return nil
+		}
+		names = append(names, e.Name)
+	}
+	msg := fmt.Sprintf("--unset args.%s: the plan has no flag --%s to remove", name, name)
+	if near := catalog.Nearest(name, names, 1); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean args.%s?", near[0])
+	}
+	return inputerr.Errorf("%s (its flags: %s)", msg, strings.Join(names, ", "))
 }
 
 func checkArgName(name string) error {
@@ -288,9 +322,9 @@ func settingKeys() []string {
 
 func sameName(a, b string) bool { return a == b }
 
-// sameFlag reports whether two flag names select the same SGLang flag
-// (tp and tp-size do).
-func sameFlag(a, b string) bool { return a == b || CanonicalFlag(a) == CanonicalFlag(b) }
+// sameFlag reports whether two flag names select the same SGLang setting
+// (tp and tp-size do; so do cuda-graph-max-bs and cuda-graph-max-bs-decode).
+func sameFlag(a, b string) bool { return catalog.SameSetting(a, b) }
 
 // setEntry replaces the entry that same() matches, in place, or appends.
 func setEntry(s profiles.Section, e profiles.Entry, same func(a, b string) bool) profiles.Section {

@@ -203,6 +203,9 @@ func TestResolveErrors(t *testing.T) {
 		{"set empty flag", Request{Sets: []string{"args.=1"}}, "empty flag name"},
 		{"set dashed flag", Request{Sets: []string{"args.--tp=1"}}, "without its leading dashes"},
 		{"bad mode", Request{Mode: "deploy"}, `mode "deploy": want serve or bench`},
+		// Issue 24: --unset of a flag the plan does not have was silently a no-op.
+		{"unset absent flag", Request{Unsets: []string{"args.nonexistent"}}, "--unset args.nonexistent: the plan has no flag --nonexistent to remove"},
+		{"unset near miss", Request{Unsets: []string{"args.mem-fraction-statik"}}, "did you mean args.mem-fraction-static?"},
 		{"python missing", Request{LookPath: func(string) (string, error) { return "", os.ErrNotExist }}, `interpreter "python3" not found`},
 	}
 	for _, tt := range tests {

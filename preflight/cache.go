@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"time"
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
@@ -26,9 +29,12 @@ type cacheEntry struct {
 }
 
 // flagCache keeps one entry per interpreter and SGLang version under
-// STATE/preflight. An entry is used only while the install's location
-// and stamp are unchanged, so an editable install that changed under
-// the same version is asked again.
+// STATE/preflight, at most cacheEntries of them in all: storing one more
+// removes the least recently used (by modification time, which a use
+// renews), so that interpreters and versions used in turn keep theirs
+// and the directory does not grow without end. An entry is used only
+// while the install's location and stamp are unchanged, so an editable
+// install that changed under the same version is asked again.
 type flagCache struct {
 	dir    string // "" when caching is off
 	prefix string // sglang-<hash of the interpreter path>-
@@ -48,6 +54,13 @@ func newFlagCache(o *Options, python string) *flagCache {
 // maxCacheBytes bounds a cache entry read: SGLang's flags, typed, with
 // their help texts, are a few hundred KB.
 const maxCacheBytes = 16 << 20
+
+// cacheEntries bounds the entries kept: a few interpreters (venvs) times
+// a few SGLang versions each. An entry is some 100 KB.
+const cacheEntries = 16
+
+// cacheNow is the clock a use is stamped with; tests replace it.
+var cacheNow = time.Now
 
 var reUnsafe = regexp.MustCompile(`[^A-Za-z0-9.+_-]`)
 
@@ -86,6 +99,10 @@ func (c *flagCache) load(p hostprobe.Python) (*cacheEntry, bool) {
 		c.log.Debug("preflight cache: stale entry", "path", path)
 		return nil, false
 	}
+	// A use makes the entry the most recently used; failing to say so
+	// only makes it the first to go.
+	now := cacheNow()
+	_ = os.Chtimes(path, now, now)
 	return &e, true
 }
 
@@ -96,5 +113,35 @@ func (c *flagCache) store(e *cacheEntry) {
 	}
 	if err := statefile.Write(c.path(e.Version), e); err != nil {
 		c.log.Debug("preflight cache: not written", "err", err)
+		return
+	}
+	now := cacheNow()
+	_ = os.Chtimes(c.path(e.Version), now, now)
+	c.evict()
+}
+
+// evict removes the least recently used entries beyond cacheEntries.
+// Another sglaunch evicting at the same time only removes an entry
+// twice; one removed under a reader costs that reader a --help.
+func (c *flagCache) evict() {
+	paths, _ := filepath.Glob(filepath.Join(c.dir, "sglang-*.json"))
+	if len(paths) <= cacheEntries {
+		return
+	}
+	type entry struct {
+		path string
+		used time.Time
+	}
+	entries := make([]entry, 0, len(paths))
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			entries = append(entries, entry{p, fi.ModTime()})
+		}
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return a.used.Compare(b.used) })
+	for _, e := range entries[:max(len(entries)-cacheEntries, 0)] {
+		if err := os.Remove(e.path); err != nil {
+			c.log.Debug("preflight cache: not evicted", "path", e.path, "err", err)
+		}
 	}
 }

@@ -6,9 +6,11 @@
 // busy port, too few GPUs.
 //
 // Run returns a Report: one Finding per check and subject, each PASS, WARN
-// or FAIL with the reason and the fix. The flag list comes from the plan's
+// or FAIL with the reason and the fix, or SKIP for a check that did not run
+// (it proves nothing, so it is never counted as a pass). The flag list comes from the plan's
 // own interpreter (`python -m sglang.launch_server --help`, cached per
-// SGLang version under the state directory), falling back to the embedded
+// interpreter and SGLang version under the state directory, the 16 most
+// recently used kept), falling back to the embedded
 // catalog when SGLang is not installed. Every child runs through
 // internal/childproc; the interpreter probe and the GPU query are
 // internal/hostprobe's, and Options.Probes shares their answers with the

@@ -8,6 +8,10 @@ func (s subject) pass(reason string) Finding {
 	return Finding{Check: s.check, Status: Pass, Subject: s.name, Reason: reason, Where: s.where}
 }
 
+func (s subject) skip(reason string) Finding {
+	return Finding{Check: s.check, Status: Skip, Subject: s.name, Reason: reason, Where: s.where}
+}
+
 func (s subject) warn(reason, fix string) Finding {
 	return Finding{Check: s.check, Status: Warn, Subject: s.name, Reason: reason, Fix: fix, Where: s.where}
 }

@@ -48,9 +48,9 @@ func checkGPUs(uses []catalog.Use, items []envItem, q hostprobe.GPUQuery, py *py
 	s := subject{CheckGPU, "gpus", ""}
 	switch {
 	case py.sim:
-		return []Finding{s.pass("skipped: the simulated SGLang server needs no GPU")}
+		return []Finding{s.skip("the simulated SGLang server needs no GPU")}
 	case q.Absent:
-		return []Finding{s.pass("skipped: nvidia-smi not found, so the GPUs are not checked")}
+		return []Finding{s.skip("nvidia-smi not found, so the GPUs are not checked")}
 	case gpuErr(q) != nil:
 		return []Finding{s.fail("nvidia-smi failed: "+describeErr(gpuErr(q), q.Run.Stderr), "fix the NVIDIA driver: SGLang cannot use the GPUs until nvidia-smi works")}
 	}

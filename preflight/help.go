@@ -254,7 +254,7 @@ func mergeCatalog(flags []*catalog.Flag, cat *catalog.Args) []*catalog.Flag {
 				f.Choices = c.Choices
 			}
 		} else if c.Action == "store_const" || c.Action == "deprecated" {
-			f.Action = c.Action
+			f.Action, f.Const = c.Action, c.Const
 		}
 		f.Default = c.Default
 		switch {

@@ -50,6 +50,7 @@ func checkNCCL(items []envItem, o *Options) []Finding {
 	env := envMap(items)
 	for _, it := range items {
 		if !strings.HasPrefix(it.name, "NCCL_") {
+			out = append(out, lowerCaseNCCL(it)...)
 			continue
 		}
 		s := subject{CheckNCCL, it.name, it.where}
@@ -389,4 +390,15 @@ func pow2Below(n int64) int64 {
 		p *= 2
 	}
 	return p
+}
+
+// lowerCaseNCCL warns of nccl_proto and the like: NCCL reads its
+// variables by their upper-case names only, so such a name does nothing.
+func lowerCaseNCCL(it envItem) []Finding {
+	upper := strings.ToUpper(it.name)
+	if !strings.HasPrefix(upper, "NCCL_") {
+		return nil
+	}
+	s := subject{CheckNCCL, it.name, it.where}
+	return []Finding{s.warn("NCCL reads its variables by their upper-case names only: "+it.name+" has no effect", "rename it to "+upper)}
 }

@@ -106,6 +106,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 	for _, part := range [][]Finding{
 		py.findings,
 		checkFlags(plan, py.args, uses, py.origin),
+		checkRepeats(plan),
 		checkSGLangEnv(items, py),
 		nccl,
 		torch,
@@ -113,6 +114,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkModels(plan, uses, items, o),
 		port,
 		checkMultiNode(ctx, plan),
+		checkHealthTiming(plan, envMap(items)),
 		checkGPUs(uses, items, gpus, py),
 		{site},
 	} {

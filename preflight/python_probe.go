@@ -87,6 +87,9 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	default:
 		py.findings = append(py.findings, sg.pass(fmt.Sprintf("sglang %s at %s", p.SGLangVersion, p.SGLangDir)))
 	}
+	tables, warns := sglangTables(sg, p.SGLangVersion)
+	py.info.Tables = tables
+	py.findings = append(py.findings, warns...)
 	if p.ModuleFile == "" {
 		py.findings = append(py.findings, subject{CheckPython, plan.Module, "module (" + plan.Provenance["module"] + ")"}.fail(
 			fmt.Sprintf("%s cannot find module %s", plan.Python, plan.Module), "set module: to a module this SGLang has, like sglang.launch_server"))

@@ -14,6 +14,9 @@ func (r *Report) header() string {
 	switch {
 	case r.SGLang.Version != "":
 		s += fmt.Sprintf(", sglang %s, flags from %s", r.SGLang.Version, r.SGLang.Flags)
+		if r.SGLang.Tables != "" {
+			s += ", SGLang tables " + r.SGLang.Tables
+		}
 	case r.SGLang.Flags != "":
 		s += ", flags from the " + r.SGLang.Flags
 	}
@@ -22,11 +25,15 @@ func (r *Report) header() string {
 
 // summary is the report's last line.
 func (r *Report) summary() string {
-	return fmt.Sprintf("%s, %s, %s in %.2fs",
+	skipped := ""
+	if n := r.Count(Skip); n > 0 {
+		skipped = fmt.Sprintf(", %d skipped", n)
+	}
+	return fmt.Sprintf("%s, %s, %s%s in %.2fs",
 		plural(r.Count(Pass), "passed", "passed"),
 		plural(r.Count(Warn), "warning", "warnings"),
 		plural(r.Count(Fail), "failure", "failures"),
-		r.Duration.Seconds())
+		skipped, r.Duration.Seconds())
 }
 
 func plural(n int, one, many string) string {
@@ -67,7 +74,7 @@ func (r *Report) WriteCompact(w io.Writer) error {
 	b.WriteString("\n")
 	var shown []Finding
 	for _, f := range r.Findings {
-		if f.Status != Pass {
+		if f.Status != Pass && f.Status != Skip {
 			shown = append(shown, f)
 		}
 	}
@@ -86,7 +93,7 @@ func (r *Report) Log(log *slog.Logger) {
 	for _, f := range r.Findings {
 		level := slog.LevelWarn
 		switch f.Status {
-		case Pass:
+		case Pass, Skip:
 			continue
 		case Fail:
 			level = slog.LevelError
@@ -121,7 +128,7 @@ func writeFinding(b *strings.Builder, indent string, f Finding, width int, group
 		subject += strings.Repeat(" ", width-len(subject))
 	}
 	b.WriteString(subject + "  " + f.Reason + "\n")
-	if f.Status == Pass {
+	if f.Status == Pass || f.Status == Skip {
 		return
 	}
 	pad := indent + "      "

@@ -16,6 +16,9 @@ const (
 	Warn
 	// Fail: the launch would fail, or silently run something else.
 	Fail
+	// Skip: the check did not run (no GPU to check, or none needed); it
+	// proves nothing, so it is not counted as a pass.
+	Skip
 )
 
 func (s Status) String() string {
@@ -24,14 +27,16 @@ func (s Status) String() string {
 		return "PASS"
 	case Warn:
 		return "WARN"
+	case Skip:
+		return "SKIP"
 	}
 	return "FAIL"
 }
 
-// MarshalText writes PASS, WARN or FAIL.
+// MarshalText writes PASS, WARN, FAIL or SKIP.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText reads PASS, WARN or FAIL.
+// UnmarshalText reads PASS, WARN, FAIL or SKIP.
 func (s *Status) UnmarshalText(b []byte) error {
 	switch string(b) {
 	case "PASS":
@@ -40,8 +45,10 @@ func (s *Status) UnmarshalText(b []byte) error {
 		*s = Warn
 	case "FAIL":
 		*s = Fail
+	case "SKIP":
+		*s = Skip
 	default:
-		return fmt.Errorf("status %q: want PASS, WARN or FAIL", b)
+		return fmt.Errorf("status %q: want PASS, WARN, FAIL or SKIP", b)
 	}
 	return nil
 }
@@ -79,6 +86,10 @@ type SGLangInfo struct {
 	// Flags says where the flag list came from: "--help", "--help
 	// (cached)" or "embedded catalog".
 	Flags string `json:"flags"`
+	// Tables is the version of the SGLang tables generated from SGLang's
+	// source that preflight and verify judge this SGLang by: its own, else
+	// the nearest older (with a warning).
+	Tables string `json:"tables,omitempty"`
 }
 
 // Report is the outcome of one preflight.
@@ -122,12 +133,13 @@ func (r *Report) JSON() []byte {
 		Pass int `json:"pass"`
 		Warn int `json:"warn"`
 		Fail int `json:"fail"`
+		Skip int `json:"skip"`
 	}
 	v := struct {
 		*Report
 		Summary    summary `json:"summary"`
 		DurationMS int64   `json:"duration_ms"`
-	}{r, summary{r.Count(Pass), r.Count(Warn), r.Count(Fail)}, r.Duration.Milliseconds()}
+	}{r, summary{r.Count(Pass), r.Count(Warn), r.Count(Fail), r.Count(Skip)}, r.Duration.Milliseconds()}
 	if v.Findings == nil {
 		v.Findings = []Finding{}
 	}

@@ -65,7 +65,7 @@ func merge(parent, child *Profile) *Profile {
 		ExtendsPos:  child.ExtendsPos,
 		Settings:    map[string]Value{},
 		Env:         parent.Env.Merge(child.Env),
-		Args:        parent.Args.Merge(child.Args),
+		Args:        parent.Args.MergeArgs(child.Args),
 		Serve:       mergeOverlay(parent.Serve, child.Serve),
 		Bench:       mergeOverlay(parent.Bench, child.Bench),
 		ManagedEnv:  union(parent.ManagedEnv, child.ManagedEnv),
@@ -87,7 +87,7 @@ func merge(parent, child *Profile) *Profile {
 }
 
 func mergeOverlay(parent, child Overlay) Overlay {
-	o := Overlay{Env: parent.Env.Merge(child.Env), Args: parent.Args.Merge(child.Args), Workloads: parent.Workloads, WorkloadsFile: parent.WorkloadsFile, Pos: child.Pos}
+	o := Overlay{Env: parent.Env.Merge(child.Env), Args: parent.Args.MergeArgs(child.Args), Workloads: parent.Workloads, WorkloadsFile: parent.WorkloadsFile, Pos: child.Pos}
 	if child.Workloads != nil {
 		o.Workloads, o.WorkloadsFile = child.Workloads, child.WorkloadsFile
 	}

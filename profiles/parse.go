@@ -28,6 +28,10 @@ func Parse(file string, data []byte) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if root.Type() == ast.NullType {
+		// A file holding only ~ or null sets nothing, as an empty one.
+		return nil, yamlnode.Errorf(yamlnode.At(file, root), "", "empty profile (only null); want a mapping with at least args:")
+	}
 	d := &decoder{yamlnode.Decoder{File: file, AliasHint: "write the value out or use extends", NullOK: true}}
 	p := &Profile{Source: file, Settings: map[string]Value{}}
 	if err := d.profile(root, p); err != nil {

@@ -82,6 +82,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad threshold", "health:\n  failure_threshold: 0\n", "health.failure_threshold: want a whole number of at least 1"},
 		{"bad enum", "health:\n  on_unhealthy: restart\n", "health.on_unhealthy: want one of exit, log"},
 		{"empty", "", "p.yaml: empty profile"},
+		// Issue 22: a profile holding only ~ was accepted as a profile
+		// with nothing set.
+		{"only null", "~\n", "p.yaml:1:1: empty profile (only null)"},
+		{"only null spelled out", "null\n", "p.yaml:1:1: empty profile (only null)"},
 		{"two docs", "args: {}\n---\nargs: {}\n", "more than one YAML document"},
 		{"alias", "a: &x 1\nargs:\n  tp: *x\n", "p.yaml:1:1: a: unknown key"},
 		{"alias in args", "args:\n  tp: &x 8\n  dp: *x\n", "args.dp: YAML aliases"},

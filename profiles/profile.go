@@ -5,6 +5,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/sglaunch/sglaunch/catalog"
+
 	"github.com/sglaunch/sglaunch/internal/yamlnode"
 )
 
@@ -82,6 +84,31 @@ func (s Section) Merge(over Section) Section {
 			if out[i].Name == e.Name {
 				out[i] = e
 				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// MergeArgs applies over's flags on top of s by SGLang setting: a flag
+// that stores into the same setting as one of s (a child's tp-size over
+// its parent's tp) takes that entry's place, whatever its spelling, and
+// a false one removes it; any other is appended. over's own entries never
+// replace one another: two spellings in one profile stay for the plan to
+// pass once and report.
+func (s Section) MergeArgs(over Section) Section {
+	out := append(Section(nil), s...)
+	inherited := len(out) // entries of s not yet replaced by over
+	taken := make([]bool, len(out))
+	for _, e := range over {
+		replaced := false
+		for i := 0; i < inherited; i++ {
+			if !taken[i] && catalog.SameSetting(out[i].Name, e.Name) {
+				out[i], taken[i], replaced = e, true, true
 				break
 			}
 		}

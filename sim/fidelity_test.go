@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
@@ -341,15 +342,38 @@ func TestSGLangSetsItsEnvironment(t *testing.T) {
 	want := map[string]string{
 		"NCCL_ALGO": "allreduce:tree", "NCCL_MIN_NCHANNELS": "8", "NCCL_MAX_NCHANNELS": "8",
 		"NCCL_CUMEM_ENABLE": "0", "NCCL_NVLS_ENABLE": "0", "CUDA_DEVICE_MAX_CONNECTIONS": "8",
-		"CUDA_MODULE_LOADING": "AUTO", "TRTLLM_ENABLE_PDL": "1", "CUTE_DSL_LOG_LEVEL": "30",
+		"TRTLLM_ENABLE_PDL": "1", "CUTE_DSL_LOG_LEVEL": "30",
 		"CUTE_DSL_LOG_TO_CONSOLE": "1",
 		"CUDA_CACHE_PATH":         "/nonexistent-home/.cache/sglang/nv",
 		"TRITON_CACHE_DIR":        "/nonexistent-home/.cache/sglang/triton",
 		"TORCHINDUCTOR_CACHE_DIR": "/nonexistent-home/.cache/sglang/inductor",
+		// ServerArgs' own writes (issue 20), from the generated table.
+		"SGLANG_ENABLE_TORCH_COMPILE": "0", "SGLANG_DISABLE_OUTLINES_DISK_CACHE": "0",
+		"SGLANG_ENABLE_DETERMINISTIC_INFERENCE": "1", "SGLANG_USE_CUDA_IPC_TRANSPORT": "0",
+		"SGLANG_FLASHINFER_MOE_FUSED_FINALIZE": "0",
 	}
 	for name, v := range want {
 		if k.environ[name] != v {
 			t.Errorf("rank 1 %s: got %q, want %q", name, k.environ[name], v)
+		}
+	}
+	// SGLang stopped setting CUDA_MODULE_LOADING (PR #35711, 2026-08-21).
+	if v, ok := k.environ["CUDA_MODULE_LOADING"]; ok {
+		t.Errorf("rank 1 CUDA_MODULE_LOADING=%q: SGLang main no longer sets it", v)
+	}
+	// Each variable the sim sets is one SGLang's source writes, in the
+	// generated table for the sim's version.
+	tables, err := sglangtab.For(Version)
+	if err != nil || !tables.Exact {
+		t.Fatalf("tables for the sim's version %s: %+v %v", Version, tables.Meta, err)
+	}
+	written := map[string]bool{}
+	for _, w := range tables.EnvWrites {
+		written[w.Name] = true
+	}
+	for name := range want {
+		if !written[name] {
+			t.Errorf("the sim sets %s, which SGLang %s's env_writes table does not hold", name, Version)
 		}
 	}
 	if !regexp.MustCompile(`^sglang-run-\d+\.\d+-\d+$`).MatchString(k.environ["SGLANG_RUN_ID"]) {

@@ -16,13 +16,16 @@ import (
 )
 
 // Version is the version the simulated package reports, both as
-// sglang.__version__ and through importlib.metadata.
-const Version = "0.5.10+sim"
+// sglang.__version__ and through importlib.metadata: that of the SGLang
+// tables generated from main (catalog/sglangtab), which the sim models,
+// so that verify and preflight judge it by the very tables its writes
+// come from.
+const Version = "0.5.19.dev0+sim"
 
 // The Python sources and the dist-info that makes importlib.metadata find
 // the package. Listing files by glob keeps __pycache__ out of the binary.
 //
-//go:embed sglang/*.py sglang/srt/*.py sglang-0.5.10+sim.dist-info/METADATA
+//go:embed sglang/*.py sglang/srt/*.py sglang-0.5.19.dev0+sim.dist-info/METADATA
 var files embed.FS
 
 // catalogPath is where the sim's argparse builder reads the flag catalog.
@@ -48,8 +51,10 @@ func sources() ([]string, error) {
 	return out, err
 }
 
-// Unpack writes the sim's package tree into dir (creating it if needed) and
-// argsCatalogJSON, the flag catalog, to dir/sglang/srt/server_args.json.
+// Unpack writes the sim's package tree into dir (creating it if needed),
+// argsCatalogJSON, the flag catalog, to dir/sglang/srt/server_args.json,
+// and the generated table of the variables SGLang writes into its own
+// environment (for the sim's version) to dir/sglang/srt/sglang_env_writes.json.
 // Afterwards dir is a directory to put on PYTHONPATH.
 func Unpack(dir string, argsCatalogJSON []byte) error {
 	if len(argsCatalogJSON) == 0 {
@@ -69,6 +74,13 @@ func Unpack(dir string, argsCatalogJSON []byte) error {
 		}
 	}
 	if err := writeFile(dir, catalogPath, argsCatalogJSON); err != nil {
+		return fmt.Errorf("unpack sim: %w", err)
+	}
+	writes, err := envWritesJSON()
+	if err != nil {
+		return fmt.Errorf("unpack sim: %w", err)
+	}
+	if err := writeFile(dir, tablesPath, writes); err != nil {
 		return fmt.Errorf("unpack sim: %w", err)
 	}
 	return nil
@@ -100,6 +112,12 @@ func Key(argsCatalogJSON []byte) (string, error) {
 	}
 	fmt.Fprintf(h, "%s\x00%d\x00", catalogPath, len(argsCatalogJSON))
 	h.Write(argsCatalogJSON)
+	writes, err := envWritesJSON()
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "%s\x00%d\x00", tablesPath, len(writes))
+	h.Write(writes)
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 

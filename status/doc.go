@@ -12,8 +12,8 @@
 // supervise.Observer (phases through the health.Tracker, probe results
 // from the gate and liveness, ready, stop, exit). Launches counts the
 // launches of a profile on this host, for the restarts and the exit
-// status of the last run. Fetch, FromRunState and Render serve
-// `sglaunch status`.
+// status of the last run. NewInfo builds what a launch is before it
+// starts. Local, Fetch, FromRunState and Render serve `sglaunch status`.
 //
 // What it must not do: start, signal or wait for processes, or import
 // launcher or supervise (it satisfies supervise.Observer by its method

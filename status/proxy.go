@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +23,11 @@ const (
 	// scrape's usual 10 s timeout.
 	proxyTimeout = 3 * time.Second
 	// proxyMaxBytes caps it: a server with thousands of series is a few MiB.
-	proxyMaxBytes = 32 << 20
+	proxyMaxBytes = 16 << 20
+	// proxyCacheFor is how long one read serves every scrape: concurrent
+	// scrapers (Prometheus pairs, a dashboard) share one read and one
+	// parse instead of each re-reading the server's whole /metrics.
+	proxyCacheFor = time.Second
 	// proxyPrefix selects what is passed through: SGLang's own series.
 	proxyPrefix = "sglang:"
 )
@@ -38,19 +43,42 @@ type proxy struct {
 	client *sglangapi.Client
 	labels []*dto.LabelPair
 	up     prometheus.Gauge
+	now    func() time.Time
+
+	// mu makes one read at a time; the last one serves for proxyCacheFor.
+	mu      sync.Mutex
+	fams    []*dto.MetricFamily
+	fetched time.Time
 }
 
 // Gather implements prometheus.Gatherer. A server that does not answer
 // (still loading, or hung) gives no families and sglaunch_sglang_metrics_up 0,
 // never an error: sglaunch's own metrics are served regardless.
 func (p *proxy) Gather() ([]*dto.MetricFamily, error) {
-	fams, err := p.fetch()
-	if err != nil {
-		p.up.Set(0)
-		return nil, nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fetched.IsZero() || p.now().Sub(p.fetched) >= proxyCacheFor {
+		fams, err := p.fetch()
+		p.fams, p.fetched = fams, p.now()
+		if err != nil {
+			p.up.Set(0)
+		} else {
+			p.up.Set(1)
+		}
 	}
-	p.up.Set(1)
-	return fams, nil
+	return shallowCopy(p.fams), nil
+}
+
+// shallowCopy gives each caller families of its own: the registry sorts
+// a family's series in place, and the cached ones are shared.
+func shallowCopy(in []*dto.MetricFamily) []*dto.MetricFamily {
+	out := make([]*dto.MetricFamily, len(in))
+	for i, f := range in {
+		c := &dto.MetricFamily{Name: f.Name, Help: f.Help, Type: f.Type, Unit: f.Unit}
+		c.Metric = append([]*dto.Metric(nil), f.Metric...)
+		out[i] = c
+	}
+	return out
 }
 
 func (p *proxy) fetch() ([]*dto.MetricFamily, error) {
@@ -118,6 +146,7 @@ func newProxy(s *State, baseURL string) *proxy {
 			{Name: str("fingerprint"), Value: str(short(s.info.Fingerprint))},
 			{Name: str("profile"), Value: str(s.info.Profile)},
 		},
-		up: up,
+		up:  up,
+		now: time.Now,
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sglaunch/sglaunch/internal/testkit"
 )
@@ -17,17 +18,19 @@ func newHTTPServer(t *testing.T, h http.Handler) string {
 }
 
 // sglangMetrics is what SGLang's prometheus_client serves under
-// --enable-metrics (names from python/sglang/srt/metrics/collector.py),
-// with the Python runtime's own series beside them.
+// --enable-metrics (names and label sets from
+// python/sglang/srt/observability/metrics_collector.py: a scheduler gauge
+// per logging rank, token counters by is_streaming), with the Python
+// runtime's own series beside them.
 const sglangMetrics = `# HELP python_gc_objects_collected_total Objects collected during gc
 # TYPE python_gc_objects_collected_total counter
 python_gc_objects_collected_total{generation="0"} 1234.0
 # HELP sglang:num_running_reqs The number of running requests.
 # TYPE sglang:num_running_reqs gauge
-sglang:num_running_reqs{engine_type="unified",model_name="m",profile="spoofed"} 3.0
+sglang:num_running_reqs{model_name="m",engine_type="unified",tp_rank="0",pp_rank="0",moe_ep_rank="0",profile="spoofed"} 3.0
 # HELP sglang:generation_tokens_total Number of generation tokens processed.
 # TYPE sglang:generation_tokens_total counter
-sglang:generation_tokens_total{engine_type="unified",model_name="m"} 512.0
+sglang:generation_tokens_total{model_name="m",engine_type="unified",is_streaming="true"} 512.0
 # HELP sglang:time_to_first_token_seconds Histogram of time to first token in seconds.
 # TYPE sglang:time_to_first_token_seconds histogram
 sglang:time_to_first_token_seconds_bucket{le="0.1",model_name="m"} 1.0
@@ -81,6 +84,7 @@ func TestProxyPassesSGLangSeriesWithLabels(t *testing.T) {
 	}
 
 	down = true
+	time.Sleep(proxyCacheFor) // the last read serves scrapes until then
 	code, text := get(t, srv.URL()+"/metrics")
 	fams = parse(t, text)
 	if v, ok := value(fams, "sglaunch_sglang_metrics_up", nil); code != 200 || !ok || v != 0 {

@@ -73,7 +73,10 @@ func Render(w io.Writer, s *Snapshot) error {
 		if x := s.LastExit; x != nil {
 			text += "; the last run ended " + exitText(x)
 		}
-		line("restarts", "%s", text)
+		// Every earlier launch of the profile counts, a manual stop and
+		// start as well as a restart by systemd: "restarts 1" after a
+		// manual stop read as a crash (issue 24).
+		line("earlier runs", "%s", text)
 	}
 	if x := s.Exit; x != nil {
 		line("exit", "%s", exitText(x))

@@ -12,11 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Server timeouts: a status client is a probe or a scrape, never a stream.
+// Server timeouts: a status client is a probe or a scrape, never a
+// stream. A connection holds one of maxConns slots while it is open, so
+// an idle one is closed soon: a scraper reconnects at its next interval.
 const (
 	readHeaderTimeout = 5 * time.Second
 	writeTimeout      = 30 * time.Second
-	idleTimeout       = 2 * time.Minute
+	idleTimeout       = 5 * time.Second
+	maxHeaderBytes    = 16 << 10
 )
 
 // Options says what Listen serves.
@@ -44,6 +47,7 @@ func Listen(s *State, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("status endpoint: %w", err)
 	}
+	ln = newLimitListener(ln, maxConns)
 	srv := &Server{state: s, ln: ln, done: make(chan struct{})}
 	var g prometheus.Gatherer = s.Registry()
 	if opts.ProxyURL != "" {
@@ -61,11 +65,11 @@ func Listen(s *State, opts Options) (*Server, error) {
 		ReadHeaderTimeout: readHeaderTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 	}
 	go func() {
 		defer close(srv.done)
 		_ = srv.srv.Serve(ln) // ends with Close
-
 	}()
 	return srv, nil
 }

@@ -91,8 +91,12 @@ func (s *Session) onCheck(c health.Check, threshold int, healthy *bool, wd *watc
 		s.notify.Status("unhealthy: " + c.Reason())
 		return
 	}
-	s.log.Error(what)
-	s.RequestStop(&reason{ErrUnhealthy, what}, syscall.SIGTERM)
+	// A server that fails its liveness probes is hung (a stuck NCCL
+	// collective, a dead GPU): it finishes no request, so there is no
+	// drain to wait for. The tree ends at once and the restart follows,
+	// instead of after stop_timeout.
+	s.log.Error(what + "; killing it (a hung server drains nothing)")
+	s.RequestStopWithin(&reason{ErrUnhealthy, what}, syscall.SIGKILL, 0)
 }
 
 // watchdog pings systemd's watchdog (WatchdogSec=) at half its interval

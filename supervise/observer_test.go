@@ -69,10 +69,11 @@ func TestObserverSeesTheWholeSession(t *testing.T) {
 	case <-time.After(promptly):
 		t.Fatal("Exited never called")
 	}
-	// The fake answers 500 when unhealthy: two failures stop it (exit 0
-	// on SIGTERM), and sglaunch gives up with status 1.
+	// The fake answers 500 when unhealthy: two failures and it is killed
+	// (a hung server drains nothing: 137), and sglaunch gives up with
+	// status 1.
 	want := "started, loading true, probe readiness refused, probe readiness unavailable, probe readiness ok, ready true, " +
-		"probe liveness ok, probe liveness http_error, stopping, exited 0 1"
+		"probe liveness ok, probe liveness http_error, stopping, exited 137 1"
 	if got := rec.compact(); got != want {
 		t.Errorf("observer saw\n  %s\nwant\n  %s", got, want)
 	}

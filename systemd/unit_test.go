@@ -176,10 +176,12 @@ func TestUnitWatchdogFollowsOnUnhealthy(t *testing.T) {
 // limit dropped the lines before a crash).
 func TestUnitDirectoriesAndJournal(t *testing.T) {
 	wantLines(t, unitOf(t, nil, UnitOptions{User: "sglang"}), []string{
-		"User=sglang\n", "StateDirectory=sglaunch\n", "CacheDirectory=sglaunch\n", "RuntimeDirectory=sglaunch\n",
+		"User=sglang\n", "StateDirectory=sglaunch-sglang-kimi\n", "CacheDirectory=sglaunch-sglang-kimi\n", "RuntimeDirectory=sglaunch-sglang-kimi\n",
 		"RuntimeDirectoryPreserve=yes\n", "LogRateLimitIntervalSec=30s\n", "LogRateLimitBurst=100000\n",
 		"After=network-online.target nvidia-persistenced.service\n",
 	}, []string{"Environment="})
+	// Root's units share the host's directories with root's commands.
+	wantLines(t, unitOf(t, nil, UnitOptions{}), []string{"StateDirectory=sglaunch\n", "CacheDirectory=sglaunch\n", "RuntimeDirectory=sglaunch\n"}, nil)
 }
 
 func TestHardenedUnit(t *testing.T) {
@@ -206,5 +208,17 @@ func TestHardenedUnit(t *testing.T) {
 	}
 	if u := unitOf(t, nil, UnitOptions{Harden: true, Home: "/nonexistent"}); strings.Contains(u, "\nReadWritePaths=") {
 		t.Errorf("ReadWritePaths for an account without a home:\n%s", u)
+	}
+}
+
+// TestUserManagerUnit pins issue 22: under systemd --user the unit's
+// WantedBy=multi-user.target made enable a no-op (a user manager has no
+// such target) and its LimitNOFILE=/LimitMEMLOCK= were clamped silently.
+func TestUserManagerUnit(t *testing.T) {
+	u := unitOf(t, nil, UnitOptions{UserManager: true})
+	wantLines(t, u, []string{"WantedBy=default.target\n", "systemctl --user daemon-reload && systemctl --user enable --now sglang-kimi\n"},
+		[]string{"WantedBy=multi-user.target", "\nLimitNOFILE=", "\nLimitMEMLOCK=", "\nUser="})
+	if _, err := Unit(nil, UnitOptions{Name: "x", UserManager: true, User: "sglang"}); err == nil || !strings.Contains(err.Error(), "--user-unit") {
+		t.Errorf("--user with --user-unit: %v, want an error naming both", err)
 	}
 }

@@ -126,7 +126,7 @@ bench:
 		t.Errorf("SGLang-version probes: got %q, want one, preflight's", runs)
 	}
 	r := onlyRecord(t, e)
-	if r.SGLang != "0.5.10+sim" || !strings.HasPrefix(r.SGLangFrom, "importlib.metadata via ") {
+	if r.SGLang != "0.5.19.dev0+sim" || !strings.HasPrefix(r.SGLangFrom, "importlib.metadata via ") {
 		t.Errorf("got version %q from %q, want it from the plan's interpreter", r.SGLang, r.SGLangFrom)
 	}
 	if !strings.Contains(p.Stdout(), `"gpu_count": 1`) || !strings.Contains(p.Stdout(), `"cuda_version": "13.0"`) {

@@ -42,18 +42,18 @@ func TestPreflightDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "sglang 0.5.10+sim, flags from --help\n") {
+	if !strings.Contains(stdout, "sglang 0.5.19.dev0+sim, flags from --help, SGLang tables 0.5.19.dev0\n") {
 		t.Errorf("first run: header does not say the flags came from --help:\n%s", stdout)
 	}
 	testkit.Golden(t, t.Name(), normalizePreflight(stdout, port), *testkit.Update)
 
 	stdout, _, code = e.Run("preflight", "--profile", "demo", "--set", set)
-	if code != 0 || !strings.Contains(stdout, "flags from --help (cached)\n") {
+	if code != 0 || !strings.Contains(stdout, "flags from --help (cached), SGLang tables 0.5.19.dev0\n") {
 		t.Errorf("second run: exit %d, want 0 with the cached flag list:\n%s", code, stdout)
 	}
-	files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_STATE_DIR"], "preflight", "sglang-*-0.5.10+sim.json"))
+	files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_STATE_DIR"], "preflight", "sglang-*-0.5.19.dev0+sim.json"))
 	if len(files) != 1 {
-		t.Errorf("cache files: got %v, want one for 0.5.10+sim in the state directory", files)
+		t.Errorf("cache files: got %v, want one for 0.5.19.dev0+sim in the state directory", files)
 	}
 
 	// --json for scripts.
@@ -72,7 +72,7 @@ func TestPreflightDemo(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}
-	if code != 0 || rep.Mode != "bench" || rep.SGLang.Version != "0.5.10+sim" || rep.Summary.Warn != 3 || rep.Summary.Fail != 0 {
+	if code != 0 || rep.Mode != "bench" || rep.SGLang.Version != "0.5.19.dev0+sim" || rep.Summary.Warn != 3 || rep.Summary.Fail != 0 {
 		t.Errorf("--json: exit %d, got mode %q sglang %+v summary %+v", code, rep.Mode, rep.SGLang, rep.Summary)
 	}
 }

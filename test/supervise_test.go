@@ -429,10 +429,29 @@ func TestServeJSONLogs(t *testing.T) {
 	})
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
+	configs := 0
 	for _, l := range strings.Split(p.Stderr(), "\n") {
 		if strings.HasPrefix(l, "sglaunch:") {
 			t.Errorf("text line under --log-format json: %q", l)
 		}
+		// Issue 24: the effective config was 66 plain lines ahead of the
+		// JSON ones; it is one JSON object line.
+		if strings.HasPrefix(l, "# ") {
+			t.Errorf("plain config line under --log-format json: %q", l)
+		}
+		var rec struct {
+			Msg  string         `json:"msg"`
+			Plan map[string]any `json:"plan"`
+		}
+		if json.Unmarshal([]byte(l), &rec) == nil && rec.Msg == "effective config" {
+			configs++
+			if rec.Plan["fingerprint"] == "" || rec.Plan["argv"] == nil {
+				t.Errorf("effective config line without its plan: %q", l)
+			}
+		}
+	}
+	if configs != 1 {
+		t.Errorf("got %d effective config lines, want 1\n%s", configs, p.Stderr())
 	}
 
 	_, stderr, code := e.Run("serve", "--profile", "json", "--log-format", "yaml")

@@ -91,7 +91,7 @@ func compareEnv(exp Expected, o *Observation) []plan.Row {
 				row.Status = plan.Missing
 			case g.eff.value != want:
 				row.Status, row.B = plan.Different, show(name, g.eff.value)
-				if set, ok := overwrittenBySGLang(exp, name); ok && !g.hasServer(o.ServerPID) {
+				if set, ok := overwrittenBySGLang(exp, deploymentVersion(exp, o), name); ok && !g.hasServer(o.ServerPID) {
 					// SGLang itself replaced the plan's value: what the
 					// workers run with, said as such, not a deployment fault.
 					row.Status, row.Note = plan.Overridden, set.note()
@@ -114,7 +114,7 @@ func compareEnv(exp Expected, o *Observation) []plan.Row {
 				continue
 			}
 			row := plan.Row{Group: plan.Perf, Kind: "env", Setting: name, Status: plan.Extra, B: show(name, g.eff.value), Where: g.label()}
-			if set, ok := setBySGLang(name); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
+			if set, ok := setBySGLang(deploymentVersion(exp, o), name, exp.Env); ok && !g.hasServer(o.ServerPID) && g.eff.where == "env" {
 				row.Group, row.Note = plan.Neutral, set.note()
 			}
 			rows = append(rows, row)

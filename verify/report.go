@@ -17,6 +17,9 @@ type Report struct {
 	Rows     []plan.Row   `json:"rows"`
 	// Drift counts the perf-relevant rows that are not MATCH.
 	Drift int `json:"drift"`
+	// SGLangTables says which generated SGLang tables judged the variables
+	// SGLang writes itself (WARN when not the deployment's version's).
+	SGLangTables string `json:"sglang_tables,omitempty"`
 }
 
 // OK reports whether every perf-relevant setting matches.
@@ -24,6 +27,7 @@ func (r *Report) OK() bool { return r.Drift == 0 }
 
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
+	r.SGLangTables = tablesNote(deploymentVersion(r.Expected, r.Observed))
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -41,7 +45,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "observed: %s\n", o.describe())
-	for _, note := range o.notes() {
+	for _, note := range append(o.notes(), tablesNote(deploymentVersion(r.Expected, o))) {
 		fmt.Fprintf(w, "note:     %s\n", note)
 	}
 	for _, g := range []string{plan.Perf, plan.Neutral} {

@@ -50,7 +50,7 @@ type Located struct {
 
 // Locate finds the server process and its HTTP address.
 func Locate(ctx context.Context, t Target) (*Located, error) {
-	states, err := runstate.List(t.RuntimeDir)
+	states, err := runstate.ListAll(t.RuntimeDir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/health"
 )
 
 // displayZone is the time zone times are shown in; tests fix it.
@@ -200,7 +202,11 @@ func WriteShow(w io.Writer, r *bench.Record) error {
 	fmt.Fprintf(tw, "host\t%s: %s, %d CPUs, %.1f GiB; GPUs: %s\n", h.Hostname, orDash(h.CPU), h.CPUs, h.MemoryGiB, h.GPUSummary())
 	if s := r.Server; s != nil {
 		var phases []string
-		for _, p := range s.Phases {
+		// In the order they happened: the record keeps them as they were
+		// recognised, which is not always that order (issue 24).
+		ordered := slices.Clone(s.Phases)
+		slices.SortStableFunc(ordered, func(a, b health.Phase) int { return cmp.Compare(a.At, b.At) })
+		for _, p := range ordered {
 			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At.Seconds()))
 		}
 		if !s.ReadyAt.IsZero() {

@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -23,10 +18,9 @@ import (
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
-	"github.com/sglaunch/sglaunch/launcher"
+	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
-	"github.com/sglaunch/sglaunch/supervise"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
@@ -162,33 +156,21 @@ func (e *env) bench(c *cli.Context) error {
 	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
 		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")
 	}
-	endpoint := &statusHook{}
 	if b.plan != nil {
 		e.printPlan(b.plan, log)
 	}
-	e.sweepLeftovers(b.settings, log)
-	if b.plan != nil {
-		if err := e.beforeLaunch(c, b.plan, log); err != nil {
-			return err
-		}
-		// A bench that ends with its server serves no status; one that
-		// keeps it running does, as serve would.
-		if c.Bool("keep-running") {
-			if endpoint, err = e.statusEndpoint(c, b.plan, b.settings, log, nil, nil); err != nil {
-				return err
-			}
-			defer endpoint.close()
-		}
-	}
-	launch := e.newLaunch(b.plan, plan.ModeBench, b.url, b.settings, log)
-	defer launch.remove()
+	spec := e.launchSpec(c, b.plan, b.settings, log)
+	spec.Mode, spec.URL, spec.LogFile = plan.ModeBench, b.url, b.settings.LogFile
+	// A bench that ends with its server serves no status; one that keeps
+	// it running does, as serve would.
+	spec.StatusEndpoint = c.Bool("keep-running")
+	spec.Workloads = func(ctx context.Context, w launch.Workloads) error { return e.runBench(ctx, c, b, log, w) }
+	return fromLaunch(launch.Run(c.Context, spec))
+}
 
-	// Only a signal stops a run: a closed stdout must not take the server down.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	ctx := context.WithoutCancel(c.Context)
-
+// runBench runs the workloads once the launch is set up: bench.Run
+// starts the server through w.Start, measures it and stops it.
+func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
 	rec := bench.NewRecord(time.Now())
 	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
 	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
@@ -198,36 +180,15 @@ func (e *env) bench(c *cli.Context) error {
 	}
 	spec := bench.RunSpec{
 		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
-		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: launch.ID(),
+		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: w.LaunchID,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
-		Launch: e.benchLauncher(b, launch, log, endpoint),
+		Launch: w.Start,
 		Locate: e.locator(b.settings),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
-	_, runErr := bench.Run(ctx, spec, sigs)
-	var intr *bench.Interrupted
-	switch {
-	case errors.As(runErr, &intr):
-		return &statusError{code: 128 + int(intr.Signal), msg: intr.Error()}
-	case runErr != nil:
-		return &statusError{code: 1, msg: runErr.Error()}
-	}
-	return nil
-}
-
-// benchLauncher launches the plan's server as serve does, under the
-// run's launch state, for bench.Run.
-func (e *env) benchLauncher(b *benchSetup, launch *launchState, log *slog.Logger, endpoint *statusHook) bench.LaunchFunc {
-	return func(ctx context.Context, p *plan.Plan, out io.Writer) (bench.Server, error) {
-		opts := supervise.Options{
-			Options:  launcher.Options{Stdout: out, Stderr: out, Logger: log, LogFile: b.settings.LogFile},
-			StateDir: statedir.State(b.settings.StateDir, e.getenv),
-		}
-		launch.hooks(&opts)
-		endpoint.wire(&opts, launch)
-		return supervise.Launch(ctx, p, opts)
-	}
+	_, err := bench.Run(ctx, spec, w.Signals)
+	return err
 }
 
 // locator finds the server behind --url on this host, as verify does:
@@ -297,9 +258,4 @@ func redactCommandLine(args []string) []string {
 		}
 	}
 	return out
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

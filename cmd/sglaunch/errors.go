@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,10 +31,31 @@ func (e *statusError) Error() string { return e.msg }
 func usageError(c *cli.Context, err error, _ bool) error {
 	msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
 	if msg != err.Error() {
-		msg = fmt.Sprintf("unknown flag --%s; see `sglaunch %s --help`", strings.TrimLeft(msg, "-"), c.Command.FullName())
+		msg = fmt.Sprintf("unknown flag --%s; see `%s --help`", strings.TrimLeft(msg, "-"), strings.TrimSpace("sglaunch "+commandName(c)))
+	}
+	msg = flagRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagRE.FindStringSubmatch(m)
+		return sub[1] + dashed(sub[2])
+	})
+	if path := commandName(c); path != "" {
+		msg += "\n" + usageLine(path, c.Command)
 	}
 	return inputerr.Errorf("%s", msg)
 }
+
+// commandName is the context's command path below sglaunch, "" at the top.
+func commandName(c *cli.Context) string {
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.Command.Name != "" && ctx.Command.Name != c.App.Name && !slices.Contains(names, ctx.Command.Name) {
+			names = append([]string{ctx.Command.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// flagRE is a flag as Go's flag package names it in its errors: -name.
+var flagRE = regexp.MustCompile(`(flag needs an argument: |for flag )-([a-z][a-z0-9-]+)`)
 
 // printable escapes the control characters of an error message (a CR or
 // an ESC in a path or a value the user gave) so that none reaches the
@@ -72,9 +95,11 @@ func exitStatus(err error, stderr io.Writer) int {
 	if inputerr.Is(err) {
 		return 2
 	}
+	// urfave's own exit statuses (3 for an unknown help topic) are
+	// usage errors: sglaunch exits 0, 1 or 2.
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
-		return ec.ExitCode()
+		return 2
 	}
 	return 1
 }

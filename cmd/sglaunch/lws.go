@@ -22,6 +22,9 @@ func lwsCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "namespace", Usage: "`NAMESPACE` of the objects (default kubectl's)"},
 			&cli.IntFlag{Name: "replicas", Value: 1, Usage: "`N` groups, each a whole server"},
 			&cli.IntFlag{Name: "gpus-per-node", Usage: "`N` nvidia.com/gpu per pod", DefaultText: "--tp-size × --pp-size / nodes"},
+			&cli.StringFlag{Name: "cpu", Usage: "each pod's cpu request, a Kubernetes `QUANTITY`", DefaultText: "4 per GPU"},
+			&cli.StringFlag{Name: "memory", Usage: "each pod's memory request, a Kubernetes `QUANTITY`", DefaultText: "32Gi per GPU"},
+			&cli.StringFlag{Name: "shm-size", Usage: "bound of the pod's /dev/shm (in memory), a Kubernetes `QUANTITY`", DefaultText: cluster.DefaultShmSize},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -36,6 +39,7 @@ func lwsCommand(e *env) *cli.Command {
 			manifest, err := cluster.LWSManifest(p, cluster.LWSOptions{
 				Profile: prof, Name: c.String("name"), Namespace: c.String("namespace"), Image: c.String("image"),
 				Replicas: c.Int("replicas"), GPUsPerNode: c.Int("gpus-per-node"),
+				CPU: c.String("cpu"), Memory: c.String("memory"), ShmSize: c.String("shm-size"),
 			})
 			if err != nil {
 				return err

@@ -75,7 +75,10 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 	}()
 	e.args, e.probes = args, new(hostprobe.Memo)
 	app := newApp(e)
-	err := app.RunContext(ctx, args)
+	arranged, err := arrange(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, arranged)
+	}
 	var se *statusError
 	if errors.As(err, &se) {
 		e.raise = se.raise
@@ -135,15 +138,6 @@ func commands(e *env) []*cli.Command {
 		diffCommand(e),
 		statusCommand(e),
 	}
-	for _, c := range cmds {
-		setUsageError(c)
-	}
+	decorate(cmds, "")
 	return cmds
-}
-
-func setUsageError(c *cli.Command) {
-	c.OnUsageError = usageError
-	for _, sub := range c.Subcommands {
-		setUsageError(sub)
-	}
 }

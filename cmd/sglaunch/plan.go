@@ -19,8 +19,8 @@ import (
 // Flags shared by the commands that resolve a plan.
 var (
 	profileFlag = &cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Usage: "profile `NAME` or path (default $SGLAUNCH_PROFILE)"}
-	setFlag     = &cli.StringSliceFlag{Name: "set", Usage: "override a value: args.FLAG=VALUE, env.NAME=VALUE, python=..., health.KEY=... (repeatable)"}
-	unsetFlag   = &cli.StringSliceFlag{Name: "unset", Usage: "remove a flag or variable, or reset a setting: args.FLAG, env.NAME, KEY (repeatable)"}
+	setFlag     = &cli.StringSliceFlag{Name: "set", Usage: "override a value; `KEY=VALUE` is args.FLAG=VALUE, env.NAME=VALUE, python=..., health.KEY=... (repeatable)"}
+	unsetFlag   = &cli.StringSliceFlag{Name: "unset", Usage: "remove a flag or variable, or reset a setting; `KEY` is args.FLAG, env.NAME or a setting (repeatable)"}
 	jsonFlag    = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 )
 

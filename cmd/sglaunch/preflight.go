@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/preflight"
@@ -19,7 +17,7 @@ func preflightCommand(e *env) *cli.Command {
 		Name:      "preflight",
 		Usage:     "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
 		ArgsUsage: "[-- SERVER_ARGS...]",
-		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix.\n" +
+		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix, or SKIP when it did not run.\n" +
 			"Exit status: 0 when nothing fails, 1 when a check fails, 2 on bad input.",
 		Flags: []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
 		Action: func(c *cli.Context) error {
@@ -52,28 +50,4 @@ func (e *env) preflightOptions(s plan.Config, catalogOnly bool) preflight.Option
 		LookPath: e.lookPath,
 		Probes:   e.probes,
 	}
-}
-
-// runPreflight is what serve and bench run before they launch: warnings
-// and failures in full on stderr, passes counted; an error with exit
-// status 1 when anything fails.
-func (e *env) runPreflight(c *cli.Context, plan *plan.Plan, log *slog.Logger) error {
-	s, err := e.settings(c)
-	if err != nil {
-		return err
-	}
-	opts := e.preflightOptions(s, false)
-	opts.AllowSiteOverrides = c.Bool("allow-site-overrides")
-	rep := preflight.Run(c.Context, plan, opts)
-	// In the journal each finding is a record at its own priority, so
-	// that `journalctl -p warning` shows preflight's warnings too.
-	if logging.IsJSON(log) || logging.IsJournal(e.stderr) {
-		rep.Log(log)
-	} else if err := rep.WriteCompact(e.stderr); err != nil {
-		return err
-	}
-	if rep.Failed() {
-		return &statusError{code: 1, msg: fmt.Sprintf("preflight: %d check(s) failed; fix them, or pass --skip-preflight to launch anyway", rep.Count(preflight.Fail))}
-	}
-	return nil
 }

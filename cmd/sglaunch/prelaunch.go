@@ -1,18 +1,23 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
-	"github.com/sglaunch/sglaunch/preflight"
 )
 
-// Flags of the checks serve and bench run before a model load.
+// Flags of the checks serve and bench run before a model load, and of
+// the status endpoint (serve, bench --keep-running).
 var (
+	statusAddrFlag    = &cli.StringFlag{Name: "status-addr", Usage: "serve /livez, /readyz, /status and /metrics on `HOST:PORT` (PORT or :PORT: loopback; default $SGLAUNCH_STATUS_ADDR, else the profile's status_addr, else off)"}
+	statusProxyFlag   = &cli.BoolFlag{Name: "status-proxy-metrics", Usage: "also pass the server's own sglang:* metrics through /metrics, labelled with the profile and fingerprint (needs the server's --enable-metrics)"}
 	skipPreflightFlag = &cli.BoolFlag{Name: "skip-preflight", Usage: "launch without running preflight first (the Python start-up check still runs)"}
 	allowSiteFlag     = &cli.BoolFlag{Name: "allow-site-overrides", Usage: "warn instead of refusing to start when Python's site hooks (sitecustomize, usercustomize, .pth) change a managed variable"}
 )
@@ -21,29 +26,44 @@ var (
 // each on a line of its own, the drops that change which GPUs the server
 // uses: one line in a 60-line dump is easily missed.
 func (e *env) printPlan(p *plan.Plan, log *slog.Logger) {
-	fmt.Fprint(e.stderr, p.Text())
+	if logging.IsJSON(log) {
+		// One JSON object, like every other line of the stream.
+		log.Info("effective config", "plan", p.View())
+	} else {
+		fmt.Fprint(e.stderr, p.Text())
+	}
 	for _, w := range p.DropWarnings() {
 		log.Warn(w.String())
 	}
 }
 
-// beforeLaunch runs what serve and bench check before a model load:
-// preflight, or with --skip-preflight only its Python start-up check,
-// which refuses a plan whose environment a site hook would change.
-func (e *env) beforeLaunch(c *cli.Context, p *plan.Plan, log *slog.Logger) error {
-	if !c.Bool("skip-preflight") {
-		return e.runPreflight(c, p, log)
+// launchSpec is what serve and bench tell launch.Run alike: the plan
+// (nil for bench --url), the directories, the checks before the load
+// (--skip-preflight, --allow-site-overrides) and the status endpoint's
+// flags.
+func (e *env) launchSpec(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.Logger) launch.Spec {
+	return launch.Spec{
+		Plan:       p,
+		RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv),
+		StateDir:   statedir.State(s.StateDir, e.getenv),
+		Stderr:     e.stderr,
+		Log:        log,
+		Preflight: launch.Preflight{
+			Skip: c.Bool(skipPreflightFlag.Name), AllowSiteOverrides: c.Bool(allowSiteFlag.Name),
+			Options: e.preflightOptions(s, false),
+		},
+		StatusProxy: c.Bool(statusProxyFlag.Name),
+		Probes:      e.probes,
+		LookPath:    e.lookPath,
+		Getenv:      e.getenv,
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		cwd = "/"
+}
+
+// fromLaunch turns how a launch ended into sglaunch's exit status.
+func fromLaunch(err error) error {
+	var x *launch.Exit
+	if errors.As(err, &x) {
+		return &statusError{code: x.Code, msg: x.Msg, raise: x.Signal}
 	}
-	f := preflight.SiteHooks(c.Context, p, c.Bool("allow-site-overrides"), cwd)
-	switch f.Status {
-	case preflight.Warn:
-		log.Warn(f.Reason)
-	case preflight.Fail:
-		return &statusError{code: 1, msg: f.Reason + "; " + f.Fix}
-	}
-	return nil
+	return err
 }

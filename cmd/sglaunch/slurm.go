@@ -23,7 +23,8 @@ func slurmCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "account", Usage: "sbatch --account `NAME`"},
 			&cli.IntFlag{Name: "gpus-per-node", Usage: "sbatch --gpus-per-node `N`", DefaultText: "--tp-size × --pp-size / nodes, when the profile gives --tp-size"},
 			&cli.BoolFlag{Name: "exclusive", Usage: "sbatch --exclusive: no other job shares the nodes"},
-			&cli.StringFlag{Name: "job-output", Usage: "sbatch --output `PATTERN` for the job's log (default Slurm's slurm-%j.out)"},
+			&cli.StringFlag{Name: "job-output", Usage: "sbatch --output `PATTERN` for the job's log (default Slurm's slurm-%j.out; appended to across requeues)"},
+			&cli.IntFlag{Name: "max-requeues", Usage: "requeue a failed group (exit 1) up to `N` times; never a drained stop or bad input (default 0: a failed group ends the job FAILED)"},
 			outFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -41,6 +42,7 @@ func slurmCommand(e *env) *cli.Command {
 			script, err := cluster.SbatchScript(p, cluster.SbatchOptions{
 				Exe: exe, JobName: c.String("job-name"), Partition: c.String("partition"), Time: c.String("time"),
 				Account: c.String("account"), GPUsPerNode: c.Int("gpus-per-node"), Exclusive: c.Bool("exclusive"), Output: c.String("job-output"),
+				MaxRequeues: c.Int("max-requeues"),
 			})
 			if err != nil {
 				return err

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/status"
 )
@@ -71,10 +69,6 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 		return nil, err
 	}
 	dir := statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
-	states, err := runstate.List(dir)
-	if err != nil {
-		return nil, err
-	}
 	want := c.String("profile")
 	if strings.ContainsRune(want, '/') || strings.HasSuffix(want, ".yaml") {
 		p, err := e.finder(s).Load(want)
@@ -83,20 +77,9 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 		}
 		want = p.Name
 	}
-	var out []*status.Snapshot
-	for _, st := range states {
-		if want != "" && st.Profile != want {
-			continue
-		}
-		snap := status.FromRunState(st)
-		if st.StatusURL != "" && !st.Stale {
-			if live, err := status.Fetch(c.Context, st.StatusURL); err == nil {
-				snap = live
-			} else {
-				snap.Why = strings.TrimSpace(snap.Why + "; " + err.Error())
-			}
-		}
-		out = append(out, snap)
+	out, err := status.Local(c.Context, dir, want)
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		if want != "" {
@@ -104,12 +87,5 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 		}
 		return nil, inputerr.Errorf("no sglaunch launch is running on this host (no runtime state in %s)", dir)
 	}
-	// The newest launch of a profile first: --profile shows the current one.
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Profile != out[j].Profile {
-			return out[i].Profile < out[j].Profile
-		}
-		return out[i].Load.StartedAt.After(out[j].Load.StartedAt)
-	})
 	return out, nil
 }

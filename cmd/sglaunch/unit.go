@@ -31,7 +31,9 @@ func unitCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "unit `NAME`, without .service (default sglang-PROFILE)"},
 			&cli.StringFlag{Name: "user", Usage: "run the server as `USER` (default root)"},
 			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
+			&cli.BoolFlag{Name: "user-unit", Usage: "write a unit for your own systemd (systemctl --user): wanted by default.target, no User=, no limits a user manager would clamp"},
 		},
+		Before: checkUnitUser,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
@@ -44,7 +46,10 @@ func unitCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden")}
+			if err := e.unitWarnings(c, plan, exe); err != nil {
+				return err
+			}
+			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden"), UserManager: c.Bool("user-unit")}
 			if o.Harden {
 				o.Home = homeOf(o.User)
 			}

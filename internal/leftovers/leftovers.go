@@ -1,12 +1,10 @@
 package leftovers
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -152,24 +150,13 @@ func carriers(dead map[string]*runstate.State, spare map[int]bool) (map[int]stri
 	if err != nil {
 		return nil, err
 	}
-	prefix := []byte(plan.LaunchIDVar + "=")
 	out := map[int]string{}
 	for pid, st := range all {
 		if spare[pid] || st.State == 'Z' || st.State == 'X' {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join(proc.Root, strconv.Itoa(pid), "environ"))
-		if err != nil {
-			continue // gone, or not ours to read (nor to kill)
-		}
-		// The last assignment wins, as for getenv: an inherited id that
-		// a nested launch replaced is not this launch's.
-		id := ""
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if v, ok := bytes.CutPrefix(kv, prefix); ok {
-				id = string(v)
-			}
-		}
+		// Unreadable: gone, or not ours to read (nor to kill).
+		id, _ := proc.Getenv(pid, plan.LaunchIDVar)
 		if id != "" && dead[id] != nil {
 			out[pid] = id
 		}

@@ -5,29 +5,45 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Identity names one process for later: a pid alone may be reused by an
 // unrelated process once the first has gone, a pid with its start time
-// may not; the executable guards against a start-time clash across a
-// reboot (both are kept in the runtime state, which lives in tmpfs).
+// may not within one boot, and the boot id tells boots apart (a runtime
+// state outside tmpfs can outlive a reboot).
+//
+// The executable is not part of it: a process keeps its pid and start
+// time across exec, and a server started through a shim (pyenv's
+// python3 is a bash script that execs the real interpreter, /usr/bin/env
+// python3 too) runs another executable than the one forked.
 type Identity struct {
 	PID       int    `json:"pid"`
 	StartTime uint64 `json:"start_time,omitempty"` // clock ticks since boot
-	Exe       string `json:"exe,omitempty"`
+	BootID    string `json:"boot_id,omitempty"`
+	// Exe was the executable at the time the identity was read; only
+	// identities written by an older sglaunch without a boot id are
+	// judged by it.
+	Exe string `json:"exe,omitempty"`
 }
 
-// IdentityOf reads the identity of a running process. Exe is left empty
-// when the link may not be read (another user's process).
+// IdentityOf reads the identity of a running process.
 func IdentityOf(pid int) (Identity, error) {
 	st, err := ReadStat(pid)
 	if err != nil {
 		return Identity{}, err
 	}
-	id := Identity{PID: pid, StartTime: st.StartTime}
-	id.Exe, _ = Exe(pid)
-	return id, nil
+	return Identity{PID: pid, StartTime: st.StartTime, BootID: bootID()}, nil
 }
+
+// bootID is the kernel's random id of this boot ("" where unreadable).
+var bootID = sync.OnceValue(func() string {
+	b, err := os.ReadFile(filepath.Join(Root, "sys", "kernel", "random", "boot_id"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+})
 
 // Exe is the executable pid runs, as /proc/PID/exe links to it, without
 // the " (deleted)" the kernel adds once the file was replaced (a rebuilt
@@ -42,8 +58,9 @@ func Exe(pid int) (string, error) {
 
 // Running reports whether the process id names still runs: the pid is
 // alive, not a zombie, and (where id recorded them) has the same start
-// time and executable. An identity without a start time (written by an
-// older sglaunch) is judged by its pid alone.
+// time in the same boot. An identity without a start time (written by an
+// older sglaunch) is judged by its pid alone, one without a boot id by
+// its executable.
 func (id Identity) Running() bool {
 	if id.PID <= 0 {
 		return false
@@ -55,7 +72,11 @@ func (id Identity) Running() bool {
 	if id.StartTime != 0 && st.StartTime != id.StartTime {
 		return false
 	}
-	if id.Exe != "" {
+	if id.BootID != "" {
+		if now := bootID(); now != "" && now != id.BootID {
+			return false
+		}
+	} else if id.Exe != "" {
 		if exe, err := Exe(id.PID); err == nil && exe != id.Exe {
 			return false
 		}

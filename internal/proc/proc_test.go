@@ -107,11 +107,12 @@ func TestCheckPortOwner(t *testing.T) {
 	}
 }
 
-// TestIdentity: a pid with its start time and executable names one
-// process; a reused pid (another start time) does not pass.
+// TestIdentity: a pid with its start time and boot names one process; a
+// reused pid (another start time) does not pass, nor does an identity
+// of an older sglaunch (no boot id) whose executable differs.
 func TestIdentity(t *testing.T) {
 	id, err := IdentityOf(os.Getpid())
-	if err != nil || id.StartTime == 0 || id.Exe == "" {
+	if err != nil || id.StartTime == 0 || id.BootID == "" {
 		t.Fatalf("IdentityOf(self) = %+v, %v", id, err)
 	}
 	if !id.Running() {
@@ -123,7 +124,7 @@ func TestIdentity(t *testing.T) {
 		t.Error("a different start time passed")
 	}
 	other := id
-	other.Exe = "/nonexistent/sglaunch"
+	other.BootID, other.Exe = "", "/nonexistent/sglaunch"
 	if other.Running() {
 		t.Error("a different executable passed")
 	}

@@ -9,21 +9,22 @@ import (
 const Mask = "<redacted>"
 
 // Value returns Mask for the non-empty value of a credential variable
-// (IsSecretVar), the value otherwise.
+// (IsSecretVar), the value otherwise, with a URL's password masked
+// (URLPassword).
 func Value(name, value string) string {
 	if value != "" && IsSecretVar(name) {
 		return Mask
 	}
-	return value
+	return URLPassword(value)
 }
 
 // FlagValue returns Mask for the non-empty value of a credential flag
-// (IsSecretFlag), the value otherwise.
+// (IsSecretFlag), the value otherwise, with a URL's password masked.
 func FlagValue(opt, value string) string {
 	if value != "" && IsSecretFlag(opt) {
 		return Mask
 	}
-	return value
+	return URLPassword(value)
 }
 
 // Assignment masks the value of a KEY=VALUE assignment (--set) whose key
@@ -37,7 +38,8 @@ func Assignment(kv string) string {
 
 // Argv returns a copy of an SGLang argv with the values of credential
 // flags masked: --api-key X, --api-key=X and --api-k X (a prefix argparse
-// accepts) all become <redacted>.
+// accepts) all become <redacted>; so does the password of any URL written
+// with credentials (URLPassword).
 func Argv(argv []string) []string { return maskArgv(argv, IsSecretFlag) }
 
 // CommandArgv returns a copy of another program's argv (a command
@@ -54,6 +56,9 @@ func CommandArgv(argv []string) []string {
 func maskArgv(argv []string, secret func(opt string) bool) []string {
 	out := make([]string, len(argv))
 	copy(out, argv)
+	for i := range out {
+		out[i] = URLPassword(out[i])
+	}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		if !strings.HasPrefix(a, "--") || a == "--" {

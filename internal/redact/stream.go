@@ -168,12 +168,16 @@ func ArgvSecrets(argv []string) []string { return hidden(argv, Argv(argv)) }
 func CommandSecrets(argv []string) []string { return hidden(argv, CommandArgv(argv)) }
 
 // EnvironSecrets are the values of the credential variables of a
-// NAME=value list.
+// NAME=value list, and the passwords of URLs in the others.
 func EnvironSecrets(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
-		if name, v, _ := strings.Cut(kv, "="); v != "" && IsSecretVar(name) {
+		name, v, _ := strings.Cut(kv, "=")
+		switch {
+		case v != "" && IsSecretVar(name):
 			out = append(out, v)
+		case urlSecret(v) != "":
+			out = append(out, urlSecret(v))
 		}
 	}
 	return out
@@ -185,6 +189,10 @@ func hidden(orig, masked []string) []string {
 	var out []string
 	for i, a := range orig {
 		if masked[i] == a {
+			continue
+		}
+		if pw := urlSecret(a); pw != "" && masked[i] == URLPassword(a) {
+			out = append(out, pw)
 			continue
 		}
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {

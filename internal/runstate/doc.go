@@ -12,6 +12,11 @@
 // stale, and a server pid counts only while its start time and
 // executable match. Two launches of one profile have a file each.
 //
+// Launch is one launch's file through its life (Begin, Update, End):
+// every change is written at once, so that a reader (verify, status)
+// never misses what the launch already did, such as the status URL
+// while a rank waits for its group.
+//
 // It records what a launch reports and never signals or starts a
 // process; Remove deletes one launch's file.
 package runstate

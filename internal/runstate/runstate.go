@@ -30,14 +30,18 @@ type State struct {
 	Source      string `json:"source,omitempty"`
 	Mode        string `json:"mode"`
 	Fingerprint string `json:"fingerprint"`
-	// SglaunchPID and ServerPID with their start times and executables
-	// identify the processes; ServerPID is 0 until the server runs.
+	// SglaunchPID and ServerPID with their start times, in the boot
+	// BootID names, identify the processes (proc.Identity); ServerPID is
+	// 0 until the server runs. The executables were recorded by older
+	// sglaunch versions only: a server started through a shim (pyenv's
+	// python3) runs another one than was forked.
 	SglaunchPID   int    `json:"sglaunch_pid"`
 	SglaunchStart uint64 `json:"sglaunch_start_time,omitempty"`
 	SglaunchExe   string `json:"sglaunch_exe,omitempty"`
 	ServerPID     int    `json:"server_pid"`
 	ServerStart   uint64 `json:"server_start_time,omitempty"`
 	ServerExe     string `json:"server_exe,omitempty"`
+	BootID        string `json:"boot_id,omitempty"`
 	// NoServer marks a launch that starts no server (bench --url): it may
 	// still start command workloads.
 	NoServer bool   `json:"no_server,omitempty"`
@@ -66,7 +70,7 @@ func NewLaunchID() string {
 // SetSglaunch records the identity of sglaunch's own process.
 func (s *State) SetSglaunch(pid int) {
 	id, _ := proc.IdentityOf(pid)
-	s.SglaunchPID, s.SglaunchStart, s.SglaunchExe = pid, id.StartTime, id.Exe
+	s.SglaunchPID, s.SglaunchStart, s.BootID = pid, id.StartTime, id.BootID
 }
 
 // SourceOf is how a state names a profile's file: absolute, so that a
@@ -84,17 +88,17 @@ func SourceOf(source string) string {
 // SetServer records the identity of the server's main process.
 func (s *State) SetServer(pid int) {
 	id, _ := proc.IdentityOf(pid)
-	s.ServerPID, s.ServerStart, s.ServerExe = pid, id.StartTime, id.Exe
+	s.ServerPID, s.ServerStart, s.BootID = pid, id.StartTime, id.BootID
 }
 
 // Sglaunch is the identity of the launch's sglaunch.
 func (s *State) Sglaunch() proc.Identity {
-	return proc.Identity{PID: s.SglaunchPID, StartTime: s.SglaunchStart, Exe: s.SglaunchExe}
+	return proc.Identity{PID: s.SglaunchPID, StartTime: s.SglaunchStart, BootID: s.BootID, Exe: s.SglaunchExe}
 }
 
 // Server is the identity of the launch's server (PID 0 before it runs).
 func (s *State) Server() proc.Identity {
-	return proc.Identity{PID: s.ServerPID, StartTime: s.ServerStart, Exe: s.ServerExe}
+	return proc.Identity{PID: s.ServerPID, StartTime: s.ServerStart, BootID: s.BootID, Exe: s.ServerExe}
 }
 
 // ServerRunning reports whether the server this state names still runs:
@@ -150,10 +154,39 @@ func RemoveFile(path string) error {
 	return nil
 }
 
-// List returns every state file under dir, stale ones marked, sorted by
+// List returns every state file in dir, stale ones marked, sorted by
 // profile and start time. Files written by an older sglaunch (one per
 // profile, no launch id) are listed too.
 func List(dir string) ([]*State, error) {
+	out, err := list(dir)
+	sortStates(out)
+	return out, err
+}
+
+// ListAll is List with the state files of the units beside dir too: a
+// systemd unit of another account keeps its runtime state in a directory
+// of its own (/run/sglaunch-UNIT beside /run/sglaunch), which status and
+// verify read. Only reading: a launch acts (sweeps leftovers) on its own
+// directory alone.
+func ListAll(dir string) ([]*State, error) {
+	out, err := list(dir)
+	if err != nil {
+		return nil, err
+	}
+	units, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Clean(dir)), filepath.Base(filepath.Clean(dir))+"-*"))
+	for _, u := range units {
+		// A unit's directory that cannot be read (another account's,
+		// 0700) holds nothing this user may act on.
+		if fi, err := os.Lstat(u); err == nil && fi.IsDir() {
+			more, _ := list(u)
+			out = append(out, more...)
+		}
+	}
+	sortStates(out)
+	return out, nil
+}
+
+func list(dir string) ([]*State, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -172,13 +205,17 @@ func List(dir string) ([]*State, error) {
 		}
 		out = append(out, s)
 	}
+	return out, nil
+}
+
+// sortStates orders states by profile, then start time.
+func sortStates(out []*State) {
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Profile != out[j].Profile {
 			return out[i].Profile < out[j].Profile
 		}
 		return out[i].StartedAt.Before(out[j].StartedAt)
 	})
-	return out, nil
 }
 
 func read(path string) (*State, error) {

@@ -61,8 +61,8 @@ func TestStateKeyedByProfile(t *testing.T) {
 // TestStaleStateWithReusedPID pins issue 12, defect 8: a state whose
 // sglaunch had died was trusted once its pid was reused by another
 // process (verify reported "still loading", or drift against an
-// unrelated process). A pid counts only with its start time and
-// executable.
+// unrelated process). A pid counts only with its start time in the same
+// boot.
 func TestStaleStateWithReusedPID(t *testing.T) {
 	dir := t.TempDir()
 	s := &State{LaunchID: NewLaunchID(), Profile: "demo"}
@@ -78,10 +78,18 @@ func TestStaleStateWithReusedPID(t *testing.T) {
 		t.Fatalf("a state with a reused pid is trusted: %+v", list)
 	}
 	s.SetSglaunch(os.Getpid())
-	s.SglaunchExe = "/elsewhere/sglaunch"
+	s.BootID = "00000000-0000-0000-0000-000000000000"
 	_ = Write(dir, s)
 	if list, _ := List(dir); !list[0].Stale {
-		t.Error("a state whose pid runs another executable is trusted")
+		t.Error("a state of another boot is trusted")
+	}
+	// A state an older sglaunch wrote (no boot id) is judged by its
+	// executable.
+	s.SetSglaunch(os.Getpid())
+	s.BootID, s.SglaunchExe = "", "/elsewhere/sglaunch"
+	_ = Write(dir, s)
+	if list, _ := List(dir); !list[0].Stale {
+		t.Error("an older state whose pid runs another executable is trusted")
 	}
 }
 

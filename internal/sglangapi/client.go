@@ -1,6 +1,7 @@
 package sglangapi
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net"
@@ -45,7 +46,14 @@ type Options struct {
 	MaxConns int
 	// MaxBodyBytes caps a JSON response; 0: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// ConnBuffer sizes each connection's read and write buffers; 0:
+	// DefaultConnBuffer. A load generator holding thousands of streams
+	// open asks for small ones: each connection holds both for its life.
+	ConnBuffer int
 }
+
+// DefaultConnBuffer is a connection's read and write buffer by default.
+const DefaultConnBuffer = 32 << 10
 
 // Client talks to one SGLang server. It is safe for concurrent use.
 type Client struct {
@@ -85,8 +93,8 @@ func New(baseURL string, opts Options) *Client {
 		// SSE chunks are small and latency-bound: gzip would only add
 		// buffering between the server's write and the client's read.
 		DisableCompression: true,
-		ReadBufferSize:     32 << 10,
-		WriteBufferSize:    32 << 10,
+		ReadBufferSize:     cmp.Or(opts.ConnBuffer, DefaultConnBuffer),
+		WriteBufferSize:    cmp.Or(opts.ConnBuffer, DefaultConnBuffer),
 	}
 	c.rt = &authTransport{base: c.tr, host: hostOf(c.base), auth: c.auth}
 	c.hc = &http.Client{Transport: c.rt}

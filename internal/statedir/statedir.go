@@ -30,6 +30,29 @@ func State(override string, getenv Env) string {
 	return filepath.Join(home(getenv), ".local", "state", "sglaunch")
 }
 
+// Shared is the host's shared state directory when the state directory
+// is a systemd unit's own beside it ($STATE_DIRECTORY is
+// /var/lib/sglaunch-UNIT, as `sglaunch unit --user U` writes
+// StateDirectory=): the operator's bench records live there. "" otherwise.
+func Shared(override string, getenv Env) string {
+	if override != "" {
+		return ""
+	}
+	d := systemdDir(getenv, "STATE_DIRECTORY")
+	if d == "" {
+		return ""
+	}
+	d = filepath.Clean(d)
+	if !strings.HasPrefix(filepath.Base(d), UnitDirPrefix) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(d), "sglaunch")
+}
+
+// UnitDirPrefix starts the name of a unit's own directory beside the
+// host's sglaunch directory (sglaunch-UNIT).
+const UnitDirPrefix = "sglaunch-"
+
 // Runtime returns the directory for runtime state files: override when
 // set (SGLAUNCH_RUNTIME_DIR), else $RUNTIME_DIRECTORY (systemd's
 // RuntimeDirectory=), /run/sglaunch for root, else
@@ -73,7 +96,7 @@ func Cache(getenv Env) string {
 // systemdDir is the directory systemd made for the unit and named in
 // variable (STATE_DIRECTORY and friends): the first of a colon-separated
 // list, as a unit with several StateDirectory= entries gets it. It is
-// sglaunch's own directory already (/var/lib/sglaunch), not a parent.
+// the unit's own directory already (/var/lib/sglaunch/UNIT), not a parent.
 // A system account whose home is /nonexistent has nowhere else to write.
 func systemdDir(getenv Env, variable string) string {
 	first, _, _ := strings.Cut(getenv(variable), ":")

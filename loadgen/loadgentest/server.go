@@ -34,6 +34,10 @@ type Server struct {
 	// ShortAfter, when > 0, sends [DONE] after that many tokens, fewer
 	// than asked for although ignore_eos was sent.
 	ShortAfter int
+	// ZeroTokens answers every generation request, after TTFT, with no
+	// token: an empty first chunk and a count of 0, then [DONE], as a
+	// server does for a chat request that ends before its first token.
+	ZeroTokens bool
 	// Hostile selects a broken or hostile answer, one of HostileModes.
 	Hostile string
 	// HugeLine is the size of the data: line Hostile "huge-line" sends
@@ -131,6 +135,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.hostile(w, chat)
 		return
 	}
+	if s.ZeroTokens {
+		sleepUntil(t0.Add(s.TTFT))
+		zeroTokens(w, chat, prompt)
+		flusher.Flush()
+		return
+	}
 	if s.CutAfter > 0 {
 		out = min(out, s.CutAfter)
 	}
@@ -203,4 +213,15 @@ func sleepUntil(t time.Time) {
 	if d := time.Until(t); d > 0 {
 		time.Sleep(d)
 	}
+}
+
+// zeroTokens writes a complete answer of no token.
+func zeroTokens(w io.Writer, chat bool, prompt int) {
+	if chat {
+		fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":0}}\n\n", prompt)
+		fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":0}}\n\n", prompt)
+	} else {
+		fmt.Fprintf(w, "data: {\"text\":\"\",\"meta_info\":{\"id\":\"x\",\"finish_reason\":{\"type\":\"stop\"},\"prompt_tokens\":%d,\"completion_tokens\":0}}\n\n", prompt)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }

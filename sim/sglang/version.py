@@ -1,1 +1,1 @@
-__version__ = "0.5.10+sim"
+__version__ = "0.5.19.dev0+sim"

@@ -40,9 +40,14 @@ func preflightBinary(b *testing.B) string {
 }
 
 // preflight runs `sglaunch preflight --profile demo` with a state
-// directory, and fails the benchmark unless it exits 0.
-func preflight(b *testing.B, home, state string, port int) {
-	cmd := exec.Command(preflightBinary(b), "preflight", "--profile", "demo", "--set", "args.port="+strconv.Itoa(port))
+// directory (and more --set values), and fails the benchmark unless it
+// exits 0.
+func preflight(b *testing.B, home, state string, port int, set ...string) {
+	args := []string{"preflight", "--profile", "demo", "--set", "args.port=" + strconv.Itoa(port)}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	cmd := exec.Command(preflightBinary(b), args...)
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),

@@ -53,7 +53,7 @@ func TestUnitRunsWhatWasBenchmarked(t *testing.T) {
 
 	// verify and diff agree: a match, interpreter and version included.
 	stdout, _, code := m.sglaunch(t, nil, "verify", "--profile", p, "--unit", "e2e-benched")
-	if code != 0 || !rowWith(stdout, "MATCH", "python", venvPython) || !rowWith(stdout, "MATCH", "sglang version", "0.5.10+sim") {
+	if code != 0 || !rowWith(stdout, "MATCH", "python", venvPython) || !rowWith(stdout, "MATCH", "sglang version", "0.5.19.dev0+sim") {
 		t.Errorf("verify --unit: exit %d, want 0 with the interpreter and the version matching:\n%s", code, stdout)
 	}
 	stdout, errOut, code = m.sglaunch(t, nil, "diff", "profile:"+p, "unit:e2e-benched")
@@ -71,7 +71,7 @@ func TestUnitRunsWhatWasBenchmarked(t *testing.T) {
 	older.SGLang, older.ID = "0.5.9+sim", "0ffdeb1d"
 	writeRecord(t, m, rec.raw, map[string]any{"id": older.ID, "sglang_version": older.SGLang, "started": time.Now().UTC()})
 	m.systemctl(t, "restart", "e2e-benched")
-	m.waitJournal(t, "e2e-benched", 4, "this launch runs SGLang 0.5.10+sim; record "+older.ID+" was benchmarked with SGLang 0.5.9+sim")
+	m.waitJournal(t, "e2e-benched", 4, "this launch runs SGLang 0.5.19.dev0+sim; record "+older.ID+" was benchmarked with SGLang 0.5.9+sim")
 }
 
 // TestVerifyCatchesAnotherInterpreter pins B2: verify never compared the

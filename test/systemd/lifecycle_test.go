@@ -226,21 +226,31 @@ func floodLines(t *testing.T, m *machine, unit string) (kept, lost int) {
 
 // TestHangAfterReadyRestarts: a server that hangs after it was ready
 // (its /health stops answering) is stopped by sglaunch's liveness and
-// restarted by systemd.
+// restarted by systemd. Issue 22, defect 13: the hung server (here one
+// that SIGTERM cannot end, as ranks stuck in a collective) was given the
+// full stop_timeout (60 s; 30 s here) to drain first; it is now killed
+// at once.
 func TestHangAfterReadyRestarts(t *testing.T) {
 	m := needMachine(t)
-	p := profile(t, m, "hang", 31004, map[string]string{"SGLANG_SIM_HANG_AFTER_READY": "1", "SGLANG_HEALTH_CHECK_TIMEOUT": "1"},
-		"health:\n  interval: 500ms\n  failure_threshold: 2\n  request_timeout: 2s\nstop_timeout: 3s\n")
+	p := profile(t, m, "hang", 31004, map[string]string{"SGLANG_SIM_HANG_AFTER_READY": "1", "SGLANG_HEALTH_CHECK_TIMEOUT": "1", "SGLANG_SIM_IGNORE_SIGTERM": "1"},
+		"health:\n  interval: 500ms\n  failure_threshold: 2\n  request_timeout: 2s\nstop_timeout: 30s\n")
 	// RestartSec=30s is sized for a real load; the drop-in only shortens
 	// the wait for the restart.
 	m.unit(t, "e2e-hang", p, nil, map[string]string{"fast-restart.conf": "[Service]\nRestartSec=1s\n"})
 	m.systemctl(t, "start", "e2e-hang")
 	first := m.show(t, "e2e-hang", "MainPID")["MainPID"]
 	m.waitJournal(t, "e2e-hang", 3, "server unhealthy: 2 liveness probes failed in a row")
+	unhealthy := time.Now()
 	deadline := time.Now().Add(waitTimeout)
 	for {
 		st := m.show(t, "e2e-hang", "NRestarts", "MainPID", "ActiveState")
 		if st["NRestarts"] != "0" && st["MainPID"] != "0" && st["MainPID"] != first && st["ActiveState"] == "active" {
+			if took := time.Since(unhealthy); took > 15*time.Second {
+				t.Errorf("restarted %v after the hang was found, want well under stop_timeout (30s)", took.Round(time.Second))
+			}
+			// The restarted server hangs too and ignores SIGTERM: end it
+			// rather than wait out stop_timeout in the cleanup's stop.
+			m.systemctl(t, "kill", "--signal=SIGKILL", "e2e-hang")
 			break
 		}
 		if time.Now().After(deadline) {

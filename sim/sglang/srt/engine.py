@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 
+from sglang.srt.sglang_tables import ENGINE, perform
 from sglang.srt.sim_hooks import stamp
 from sglang.srt.utils import flush_std, kill_process_tree, logger, scheduler_prefix
 
@@ -43,39 +44,28 @@ class Child:
 
 def set_envs_and_config(server_args):
     """The process-wide environment SGLang sets before starting its children,
-    which therefore differs from the launcher's (_set_envs_and_config in
-    srt/entrypoints/engine.py @ dd458f32):
+    which therefore differs from the launcher's: the rows of
+    _set_envs_and_config (srt/entrypoints/engine.py) in the generated table
+    for the sim's version, performed by sglang_tables.perform. At main
+    382343f86 these are NCCL_CUMEM_ENABLE, NCCL_NVLS_ENABLE (when unset, or
+    under --enable-symm-mem / --enable-nccl-nvls), NCCL_GRAPH_MIXING_SUPPORT=0
+    (--dcp-size > 1), CUDA_DEVICE_MAX_CONNECTIONS=8, TRTLLM_ENABLE_PDL=1
+    unless "0", CUTE_DSL_LOG_LEVEL/CUTE_DSL_LOG_TO_CONSOLE when unset, and
+    SGLANG_RUN_ID (no CUDA_MODULE_LOADING since SGLang PR #35711).
 
-      NCCL_CUMEM_ENABLE           =int(--enable-symm-mem), when unset or under --enable-symm-mem
-      NCCL_NVLS_ENABLE            =int(--enable-nccl-nvls or --enable-symm-mem), when unset or either flag
-      NCCL_GRAPH_MIXING_SUPPORT   =0 when --dcp-size > 1 (and unset, or --enable-symm-mem)
-      CUDA_DEVICE_MAX_CONNECTIONS =8, always
-      CUDA_MODULE_LOADING         =AUTO, always
-      TRTLLM_ENABLE_PDL           =1 unless it is "0"
-      CUTE_DSL_LOG_LEVEL          =30 when unset
-      CUTE_DSL_LOG_TO_CONSOLE     =1 when unset
-      SGLANG_RUN_ID               =sglang-run-<time>-<random>, always
-      PROMETHEUS_MULTIPROC_DIR    a temporary directory, under --enable-metrics when unset
+    Then, as _set_envs_and_config calls set_prometheus_multiproc_dir
+    (srt/utils/common.py) under --enable-metrics: PROMETHEUS_MULTIPROC_DIR,
+    a temporary directory, when unset.
 
     Not modelled: NCCL_CUMEM_ENABLE/NCCL_MNNVL_ENABLE=1 on multi-node MNNVL
-    fabric devices (GB200/GB300), which the sim cannot detect.
+    fabric devices (GB200/GB300), which the sim cannot detect
+    (is_mnnvl_fabric_device is False here).
     """
-    symm = bool(server_args.get("enable_symm_mem", False))
-    nvls = bool(server_args.get("enable_nccl_nvls", False))
-    if "NCCL_CUMEM_ENABLE" not in os.environ or symm:
-        os.environ["NCCL_CUMEM_ENABLE"] = str(int(symm))
-    if "NCCL_NVLS_ENABLE" not in os.environ or nvls or symm:
-        os.environ["NCCL_NVLS_ENABLE"] = str(int(nvls or symm))
-    if "NCCL_GRAPH_MIXING_SUPPORT" not in os.environ or symm:
-        if int(server_args.get("dcp_size", 1) or 1) > 1:
-            os.environ["NCCL_GRAPH_MIXING_SUPPORT"] = "0"
-    os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] = "8"
-    os.environ["CUDA_MODULE_LOADING"] = "AUTO"
-    if os.environ.get("TRTLLM_ENABLE_PDL", "1") != "0":
-        os.environ["TRTLLM_ENABLE_PDL"] = "1"
-    os.environ.setdefault("CUTE_DSL_LOG_LEVEL", "30")
-    os.environ.setdefault("CUTE_DSL_LOG_TO_CONSOLE", "1")
-    os.environ["SGLANG_RUN_ID"] = f"sglang-run-{time.time()}-{random.randint(0, 100000000)}"
+    perform(
+        ENGINE,
+        ("_set_envs_and_config",),
+        {"server_args": server_args, "time": time, "random": random, "is_mnnvl_fabric_device": lambda: False},
+    )
     if server_args.get("enable_metrics", False) and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
         import tempfile
 
@@ -337,7 +327,19 @@ class Engine:
             )
             self.children.remove(esc)
             self.escaped, self.escaped_pid = esc, esc.pid
-        self._wait_ready(self.children + ([self.escaped] if self.escaped else []))
+        untracked = [self.escaped] if self.escaped else []
+        if cfg.daemon:
+            daemon = self._spawn(
+                "daemon",
+                "sglang.srt.scheduler",
+                ["--role", "daemon", "--title", "sglang::daemon", "--parent", str(os.getpid()),
+                 "--log-fd", str(cfg.log_fd)],
+                base_env,
+                with_ctl=False,
+            )
+            self.children.remove(daemon)
+            untracked.append(daemon)
+        self._wait_ready(self.children + untracked)
 
     def _wait_ready(self, children):
         pending = {c.ready_fd: c for c in children if c.ready_fd >= 0}

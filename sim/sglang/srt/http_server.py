@@ -47,6 +47,8 @@ import signal
 import sys
 import time
 
+from sglang.srt import metrics_collector
+from sglang.srt.engine import calculate_rank_ranges
 from sglang.srt.environ import envs
 from sglang.srt.http_conn import REASONS, Listener
 from sglang.srt.sim_hooks import stamp
@@ -342,35 +344,21 @@ class SimHttpServer:
         )
 
     def metrics(self, conn, headers, body, t0):
-        # Names, types and help texts as python/sglang/srt/metrics/collector.py
-        # declares them (SchedulerMetricsCollector, TokenizerMetricsCollector),
-        # in prometheus_client's classic text format.
+        # The series of srt/observability/metrics_collector.py, with their
+        # label sets (metrics_collector.py here).
         if not self.args.get("enable_metrics", False):
             conn.json(404, {"detail": "Not Found"})
             return
-        name = self.args.get("served_model_name")
-        labels = f'model_name="{name}",engine_type="unified"'
-        throughput = self._internal_states()[0]["last_gen_throughput"]
-        lines = [
-            "# HELP sglang:num_running_reqs The number of running requests.",
-            "# TYPE sglang:num_running_reqs gauge",
-            f"sglang:num_running_reqs{{{labels}}} {len(self.tm.rid_to_state)}.0",
-            "# HELP sglang:gen_throughput The generation throughput (token/s).",
-            "# TYPE sglang:gen_throughput gauge",
-            f"sglang:gen_throughput{{{labels}}} {float(throughput)}",
-            "# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV cache pool.",
-            "# TYPE sglang:max_total_num_tokens gauge",
-            f"sglang:max_total_num_tokens{{{labels}}} {self.engine.facts['max_total_num_tokens']}.0",
-            "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.",
-            "# TYPE sglang:prompt_tokens_total counter",
-            f"sglang:prompt_tokens_total{{{labels}}} {self.tm.prompt_tokens_total}.0",
-            "# HELP sglang:generation_tokens_total Number of generation tokens processed.",
-            "# TYPE sglang:generation_tokens_total counter",
-            f"sglang:generation_tokens_total{{{labels}}} {self.tm.tokens_out}.0",
-            "# HELP sglang:num_requests_total Number of requests processed.",
-            "# TYPE sglang:num_requests_total counter",
-            f"sglang:num_requests_total{{{labels}}} {self.tm.requests_done}.0",
-        ]
+        a = self.args
+        pp_range, tp_range = calculate_rank_ranges(
+            self.engine.nnodes, max(1, int(a.get("pp_size", 1))), max(1, int(a.get("tp_size", 1))), self.engine.node_rank
+        )
+        gauges = {
+            "sglang:num_running_reqs": len(self.tm.rid_to_state),
+            "sglang:gen_throughput": self._internal_states()[0]["last_gen_throughput"],
+            "sglang:max_total_num_tokens": self.engine.facts["max_total_num_tokens"],
+        }
+        lines = metrics_collector.exposition(a, pp_range, tp_range, gauges, self.tm.metrics)
         conn.send_response(200, ("\n".join(lines) + "\n").encode(), "text/plain; version=0.0.4; charset=utf-8")
 
     # -- generation ------------------------------------------------------------
@@ -416,6 +404,7 @@ class SimHttpServer:
             out = []
             for r in reqs:
                 self.tm.rid_to_state.pop(r.rid, None)
+                self.tm.metrics.observe_finished(r.prompt_tokens, n, False)
                 out.append({"text": r.full_text(), "meta_info": json.loads(r._meta(n, True))})
             self.tm.tokens_out += n * len(reqs)
             conn.json(200, out)

@@ -10,7 +10,8 @@ kills it at once), sets a parent-death SIGKILL, plays the model load (weights, K
 SGLang's log lines, reports ready to the parent over a pipe, and then waits
 until the parent goes away or sends "shutdown" (SGLang's ShutdownReq after a
 drain), and exits 0. The same entry point runs the escaped worker of
-SGLANG_SIM_SETSID_WORKER (``--role escaped``): it calls setsid(), sets no
+SGLANG_SIM_SETSID_WORKER (``--role escaped``) and the double-forked daemon
+of SGLANG_SIM_DAEMON (``--role daemon``). The escaped worker calls setsid(), sets no
 parent-death signal, and lives until something kills it.
 
 The parent passes everything on the command line, so that the worker's
@@ -47,7 +48,7 @@ GPU_TOTAL_GB = 79.19
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="sglang.srt.scheduler")
-    p.add_argument("--role", default="scheduler", choices=["scheduler", "escaped"])
+    p.add_argument("--role", default="scheduler", choices=["scheduler", "escaped", "daemon"])
     p.add_argument("--title", required=True)
     p.add_argument("--prefix", default="")
     p.add_argument("--parent", type=int, required=True)
@@ -520,6 +521,25 @@ def _idle_until_parent_exits(args):
 def main(argv=None):
     args = _parse(sys.argv[1:] if argv is None else argv)
     logger.configure(prefix=args.prefix, level=args.log_level, fd=args.log_fd)
+    if args.role == "daemon":
+        # A double-forked daemon: fork, setsid, fork, the middle exits, and
+        # so does this process once the daemon is up. The daemon leads no
+        # session, its parent is gone, and no title or pid of it was ever
+        # announced: only the launch id in its environment (or a subreaper
+        # that adopted it) says whose it is.
+        mid = os.fork()
+        if mid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                set_process_title(args.title)
+                if args.ready_fd >= 0:
+                    os.write(args.ready_fd, b"ready\n")
+                    os.close(args.ready_fd)
+                while True:
+                    signal.pause()
+            os._exit(0)
+        os.waitpid(mid, 0)
+        os._exit(0)
     if args.role == "escaped":
         # Leave the server's session and process group, and set no
         # parent-death signal: only a supervisor that looks for it (a

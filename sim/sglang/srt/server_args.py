@@ -15,7 +15,9 @@ import random
 import re
 import sys
 
+from sglang.srt.environ import envs
 from sglang.srt.server_args_config_parser import ConfigArgumentMerger
+from sglang.srt.sglang_tables import apply_server_args_writes
 from sglang.srt.utils import last_resort_warning
 
 CATALOG_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server_args.json")
@@ -311,6 +313,9 @@ def prepare_server_args(argv, catalog=None):
             values[dest] = value
     args = ServerArgs(catalog.fields, values)
     args.__post_init__()
+    # ServerArgs._handle_environment_variables and the transport it
+    # resolves, as the generated table for the sim's version says.
+    apply_server_args_writes(args, envs)
     _resolution_side_effects(args)
     return args
 

@@ -34,6 +34,9 @@ Failure modes
   SGLANG_SIM_SETSID_WORKER     1: start one extra worker that calls setsid(), sets no
                                parent-death signal, and outlives the server until
                                something kills it.
+  SGLANG_SIM_DAEMON            1: start one extra process that double-forks a daemon
+                               (fork, setsid, fork, the middle exits, then the
+                               process itself exits) which lives until killed.
   SGLANG_SIM_LOG_FLOOD_BYTES   Right at start, write this many bytes of ~120-byte log
                                lines to stdout, in large writes.
   SGLANG_SIM_EXIT_AFTER_FLOOD  1: exit 0 right after the flood.
@@ -132,6 +135,7 @@ class SimConfig:
         self.crash_after_ready = _opt_float("SGLANG_SIM_CRASH_AFTER_READY")
         self.ignore_sigterm = _bool("SGLANG_SIM_IGNORE_SIGTERM")
         self.setsid_worker = _bool("SGLANG_SIM_SETSID_WORKER")
+        self.daemon = _bool("SGLANG_SIM_DAEMON")
         self.log_flood_bytes = max(0, _int("SGLANG_SIM_LOG_FLOOD_BYTES", 0))
         self.exit_after_flood = _bool("SGLANG_SIM_EXIT_AFTER_FLOOD")
         self.worker_env = parse_worker_env(os.environ.get("SGLANG_SIM_WORKER_ENV", ""))

@@ -20,6 +20,7 @@ import json
 import os
 import time
 
+from sglang.srt.metrics_collector import TokenizerMetrics
 from sglang.srt.token_clock import Call, TokenClock
 from sglang.srt.utils import sched_logger
 
@@ -112,6 +113,7 @@ class GenRequest:
         self.tm.last_receive = time.monotonic()
         if not self.stream:
             self._respond_whole()
+            self.tm.metrics.observe_finished(self.prompt_tokens, self.n, False)
             return False
         self.conn.write(self.pending)
         return True
@@ -130,6 +132,7 @@ class GenRequest:
         if self.n == 0 or self.i >= self.n:
             tm.rid_to_state.pop(self.rid, None)
             tm.requests_done += 1
+            tm.metrics.observe_finished(self.prompt_tokens, self.i, True)
             self.conn.finish()
             return
         self.pending = self._build(self.i)
@@ -326,6 +329,8 @@ class TokenizerManager:
         self.tokens_out = 0
         self.requests_done = 0
         self.prompt_tokens_total = 0
+        # TokenizerMetricsCollector's counters behind /metrics.
+        self.metrics = TokenizerMetrics()
         self.force_shutdown = os.environ.get("SGL_FORCE_SHUTDOWN", "").lower() in ("1", "true", "yes")
         # When the last output came from the scheduler side (any request's
         # token): what /health's checks compare with their start.

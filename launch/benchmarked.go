@@ -1,26 +1,20 @@
-package main
+package launch
 
 import (
+	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/sglaunch/sglaunch/bench"
-	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/verify"
 )
 
-// reportBenchmarked tells, at serve start, which benchmark this plan
+// lookUpBenchmarked tells, at start, which benchmark this plan
 // reproduces (bench.Store.Benchmarked decides), and returns it; nil when
 // the records cannot be read.
-func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) *bench.Benchmarked {
-	store, err := e.recordStore(c)
-	if err != nil {
-		return nil
-	}
-	b, err := store.Benchmarked(p)
+func lookUpBenchmarked(ctx context.Context, l *launch) *bench.Benchmarked {
+	p, log := l.spec.Plan, l.spec.Log
+	b, err := l.spec.Records.Benchmarked(p)
 	switch {
 	case err != nil:
 		log.Warn("cannot read the bench records: " + err.Error())
@@ -29,7 +23,7 @@ func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) 
 		log.Info(fmt.Sprintf("not benchmarked: no bench records yet (fingerprint %s); `sglaunch bench --profile %s` makes one", p.ShortFingerprint(), p.Profile))
 	case b.Exact != nil:
 		log.Info("benchmarked: " + describeRecord(b.Exact))
-		e.warnNotAsBenchmarked(c, p, b.Exact, log)
+		l.warnNotAsBenchmarked(ctx, b.Exact)
 	case b.Nearest == nil:
 		log.Warn(fmt.Sprintf("not benchmarked: no bench record has this plan's fingerprint %s, and none has a known plan", p.ShortFingerprint()))
 	default:
@@ -39,23 +33,24 @@ func (e *env) reportBenchmarked(c *cli.Context, p *plan.Plan, log *slog.Logger) 
 		}
 		log.Warn(fmt.Sprintf("not benchmarked: no bench record has this plan's fingerprint %s; nearest is %s, which differs in: %s",
 			p.ShortFingerprint(), describeRecord(b.Nearest), strings.Join(diffs, ", ")))
-		e.warnNotAsBenchmarked(c, p, b.Nearest, log)
+		l.warnNotAsBenchmarked(ctx, b.Nearest)
 	}
 	return &b
 }
 
 // warnNotAsBenchmarked warns when this launch runs another interpreter
-// or another SGLang than the record serve names: the numbers were
-// measured with those, and a unit that found python3 on systemd's PATH
-// ran neither.
-func (e *env) warnNotAsBenchmarked(c *cli.Context, p *plan.Plan, rec *bench.Record, log *slog.Logger) {
+// or another SGLang than the record names: the numbers were measured
+// with those, and a unit that found python3 on systemd's PATH ran
+// neither.
+func (l *launch) warnNotAsBenchmarked(ctx context.Context, rec *bench.Record) {
+	p, log := l.spec.Plan, l.spec.Log
 	if rec.Plan != nil && rec.Plan.Python != "" && rec.Plan.Python != p.Python && !verify.SameInterpreter(p.Python, rec.Plan.Python) {
 		log.Warn(fmt.Sprintf("this launch runs python %s; record %s was benchmarked with %s", p.Python, rec.ID, rec.Plan.Python))
 	}
 	if rec.SGLang == "" {
 		return
 	}
-	if v, err := bench.SGLangVersion(c.Context, e.probes, p); err == nil && v != "" && v != rec.SGLang {
+	if v, err := bench.SGLangVersion(ctx, l.spec.Probes, p); err == nil && v != "" && v != rec.SGLang {
 		log.Warn(fmt.Sprintf("this launch runs SGLang %s; record %s was benchmarked with SGLang %s", v, rec.ID, rec.SGLang))
 	}
 }
@@ -80,4 +75,25 @@ func orAbsent(s string, present bool) string {
 		return "set"
 	}
 	return s
+}
+
+// benchmarkSummary is what /status says of the records (nil: unknown).
+func benchmarkSummary(b *bench.Benchmarked) *statusBenchmark {
+	switch {
+	case b == nil:
+		return nil
+	case b.Empty:
+		return &statusBenchmark{None: "no bench records yet"}
+	case b.Exact != nil:
+		out := &statusBenchmark{Record: b.Exact.ID, Date: b.Exact.Started.Format("2006-01-02"), Exact: true, Headline: bench.Headline(b.Exact)}
+		out.OutputThroughput, _ = bench.OutputThroughput(b.Exact)
+		return out
+	case b.Nearest == nil:
+		return &statusBenchmark{None: "no bench record has this fingerprint, and none has a known plan"}
+	}
+	out := &statusBenchmark{Record: b.Nearest.ID, Date: b.Nearest.Started.Format("2006-01-02")}
+	for _, r := range b.Differences {
+		out.DiffersIn = append(out.DiffersIn, r.Setting)
+	}
+	return out
 }

@@ -1,0 +1,92 @@
+package launcher
+
+import (
+	"bufio"
+	"fmt"
+	"github.com/sglaunch/sglaunch/internal/tail"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// floodTimeout is generous: the flood takes well under a second when
+// nothing blocks it.
+const floodTimeout = 30 * time.Second
+
+// TestRelayNeverBlocksOnASlowJournal pins what broke: the relay wrote to
+// the journal in line, so a journal that did not keep up stopped the
+// relay, filled the server's pipe and stalled the server. Now the server's
+// flood is drained while the journal reads nothing; the lines the bounded
+// queue could not hold are dropped, and counted in a line that says so.
+func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
+	jr, jw, err := os.Pipe() // the journal's stream, unread for now
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jr.Close()
+	fi, _ := jw.Stat()
+	st := fi.Sys().(*syscall.Stat_t)
+	t.Setenv("JOURNAL_STREAM", fmt.Sprintf("%d:%d", st.Dev, st.Ino))
+	r, w, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &output{tail: &tail.Buffer{}}
+	o.relayLines(r, jw)
+
+	const lines = 600_000 // 48 MB: three times the queue
+	flooded := make(chan struct{})
+	go func() {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for i := range lines {
+			fmt.Fprintf(bw, "[2026-12-02 02:44:09 TP0] line %06d of the flood, padded to about fifty bytes\n", i)
+		}
+		bw.Flush()
+		w.Close()
+		close(flooded)
+	}()
+	select {
+	case <-flooded:
+	case <-time.After(floodTimeout):
+		t.Fatal("the server's writes blocked behind a journal that does not read")
+	}
+
+	// The journal reads again: what it gets, and what it is told it lost,
+	// add up to the flood.
+	read := make(chan string)
+	go func() {
+		var b strings.Builder
+		sc := bufio.NewScanner(jr)
+		for sc.Scan() {
+			b.WriteString(sc.Text())
+			b.WriteByte('\n')
+		}
+		read <- b.String()
+	}()
+	o.drain(floodTimeout)
+	jw.Close()
+	got := <-read
+	kept, dropped := 0, 0
+	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
+	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		if m := notice.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			dropped += n
+			continue
+		}
+		if !strings.HasPrefix(line, "[TP0] line ") {
+			t.Fatalf("journal got %q", line)
+		}
+		kept++
+	}
+	if dropped == 0 {
+		t.Errorf("no line said how many were dropped (%d of %d kept)", kept, lines)
+	}
+	if kept+dropped != lines {
+		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, lines)
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package loadgen
+
+// raiseFileLimit: no limit on open files to raise or report here.
+func raiseFileLimit(int) string { return "" }
