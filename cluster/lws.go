@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"regexp"
@@ -29,6 +31,9 @@ type LWSOptions struct {
 	Replicas  int    // groups (0: 1)
 	// GPUsPerNode overrides --tp-size × --pp-size / nodes (0: derive).
 	GPUsPerNode int
+	// GroupSecret is the group's secret the Kubernetes Secret holds
+	// ("": a fresh random one).
+	GroupSecret string
 	// CPU and Memory are each pod's resource requests, Kubernetes
 	// quantities ("": DefaultCPUPerGPU and DefaultMemoryPerGPUGi times the
 	// pod's GPUs). Without requests a pod is BestEffort, the first the
@@ -144,6 +149,11 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 		return objectMeta{Name: n, Namespace: o.Namespace, Labels: labels}
 	}
 	cm := configMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta(name + "-profile"), Data: map[string]string{key: text}}
+	if o.GroupSecret == "" {
+		o.GroupSecret = newGroupSecret()
+	}
+	sec := secret{APIVersion: "v1", Kind: "Secret", Metadata: meta(name + "-group-secret"), Type: "Opaque",
+		StringData: map[string]string{groupSecretKey: o.GroupSecret}}
 
 	start := p.MultiNode.RendezvousTimeout + p.Health.StartTimeout + probeSlack
 	ready := func(path string, failures int) probe {
@@ -176,6 +186,10 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 								{Name: "control", ContainerPort: p.MultiNode.ControlPort, Protocol: "TCP"},
 								{Name: "dist-init", ContainerPort: p.MultiNode.DistInitPort, Protocol: "TCP"},
 							},
+							// The group's secret, for sglaunch alone: it keeps the
+							// variable out of the server's environment.
+							Env: []envVar{{Name: plan.GroupSecretVar, ValueFrom: envVarSource{
+								SecretKeyRef: secretKeySelector{Name: sec.Metadata.Name, Key: groupSecretKey}}}},
 							Resources: resourceRequirements{Limits: map[string]int{"nvidia.com/gpu": gpus}, Requests: requests},
 							VolumeMounts: []volumeMount{
 								{Name: "dshm", MountPath: "/dev/shm"},
@@ -213,12 +227,14 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 		"ready (/readyz on every pod) once rank 0 answers /health and every rank has reported;",
 		"a lost rank stops the group, and RecreateGroupOnPodRestart recreates it whole.",
 		"The startup probe allows multinode.rendezvous_timeout + health.start_timeout + 60s.",
+		"The Secret holds a fresh group secret, which authenticates the ranks' control",
+		"channel; applying this file again replaces it (a group recreated reads it anew).",
 		fmt.Sprintf("On deletion preStop waits %s for the Service to stop sending, then sglaunch", preStopDelay),
 		"drains on SIGTERM within stop_timeout. Each pod requests cpu and memory (a pod",
 		"without requests is the first evicted) and bounds /dev/shm, which counts as memory.",
 		"",
 	))
-	for i, doc := range []any{cm, set, svc} {
+	for i, doc := range []any{cm, set, svc, sec} {
 		out, err := yaml.MarshalWithOptions(doc, yaml.UseLiteralStyleIfMultiline(true), yaml.IndentSequence(true))
 		if err != nil {
 			return "", fmt.Errorf("lws: render: %w", err)
@@ -229,6 +245,16 @@ func LWSManifest(p *plan.Plan, o LWSOptions) (string, error) {
 		b.Write(out)
 	}
 	return b.String(), nil
+}
+
+// groupSecretKey is the Secret's key of the group secret.
+const groupSecretKey = "group-secret"
+
+// newGroupSecret is a fresh group secret: 256 random bits, hex.
+func newGroupSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
 }
 
 // podResources is each pod's cpu and memory requests and /dev/shm's

@@ -36,6 +36,9 @@ func lwsFor(t *testing.T, text string, o LWSOptions, sets ...string) string {
 	t.Helper()
 	p, prof := jobProfile(t, "big", "/etc/sglaunch/profiles/big.yaml", text, sets...)
 	o.Profile = prof
+	if o.GroupSecret == "" {
+		o.GroupSecret = "0123456789abcdef0123456789abcdef" // the golden's
+	}
 	out, err := LWSManifest(p, o)
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +96,10 @@ func get(t *testing.T, v any, path ...any) any {
 // LWS's own labels.
 func TestLWSManifestShape(t *testing.T) {
 	ds := docs(t, lwsFor(t, lwsProfile, LWSOptions{Image: "img", Name: "big", Replicas: 2}))
-	if len(ds) != 3 {
-		t.Fatalf("got %d documents, want ConfigMap, LeaderWorkerSet, Service", len(ds))
+	if len(ds) != 4 {
+		t.Fatalf("got %d documents, want ConfigMap, LeaderWorkerSet, Service, Secret", len(ds))
 	}
-	for i, kind := range []string{"ConfigMap", "LeaderWorkerSet", "Service"} {
+	for i, kind := range []string{"ConfigMap", "LeaderWorkerSet", "Service", "Secret"} {
 		if got := ds[i]["kind"]; got != kind {
 			t.Errorf("document %d: got kind %v, want %s", i, got, kind)
 		}
@@ -397,4 +400,39 @@ func jsonschemaPython(t *testing.T) string {
 	}
 	t.Fatal("no python3 imports jsonschema: install python3-jsonschema (apt-get install python3-jsonschema; .ci/run does)")
 	return ""
+}
+
+// TestLWSManifestWiresAFreshGroupSecret: every rendering holds a fresh
+// group secret in a Secret, which the container reads into
+// SGLAUNCH_GROUP_SECRET (issue 22: the control channel was
+// unauthenticated).
+func TestLWSManifestWiresAFreshGroupSecret(t *testing.T) {
+	p, prof := jobProfile(t, "big", "/etc/sglaunch/profiles/big.yaml", lwsProfile)
+	var secrets []string
+	for range 2 {
+		out, err := LWSManifest(p, LWSOptions{Image: "img", Profile: prof})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := docs(t, out)
+		if len(ds) != 4 || ds[3]["kind"] != "Secret" {
+			t.Fatalf("want a Secret as the 4th document, got %d documents", len(ds))
+		}
+		name := get(t, ds[3], "metadata", "name")
+		value, _ := get(t, ds[3], "stringData", "group-secret").(string)
+		if len(value) < 32 {
+			t.Errorf("group secret %q: too short", value)
+		}
+		secrets = append(secrets, value)
+		env := get(t, ds[1], "spec", "leaderWorkerTemplate", "workerTemplate", "spec", "containers", 0, "env", 0)
+		if got := get(t, env, "name"); got != "SGLAUNCH_GROUP_SECRET" {
+			t.Errorf("env name %v", got)
+		}
+		if got := get(t, env, "valueFrom", "secretKeyRef", "name"); got != name {
+			t.Errorf("secretKeyRef names %v, the Secret is %v", got, name)
+		}
+	}
+	if secrets[0] == secrets[1] {
+		t.Error("two renderings share one group secret")
+	}
 }

@@ -53,6 +53,7 @@ type container struct {
 	Image          string               `yaml:"image"`
 	Command        []string             `yaml:"command"`
 	Ports          []containerPort      `yaml:"ports"`
+	Env            []envVar             `yaml:"env,omitempty"`
 	Resources      resourceRequirements `yaml:"resources"`
 	VolumeMounts   []volumeMount        `yaml:"volumeMounts"`
 	StartupProbe   probe                `yaml:"startupProbe"`
@@ -134,4 +135,26 @@ type servicePort struct {
 	Port       int    `yaml:"port"`
 	TargetPort string `yaml:"targetPort"`
 	Protocol   string `yaml:"protocol"`
+}
+
+type envVar struct {
+	Name      string       `yaml:"name"`
+	ValueFrom envVarSource `yaml:"valueFrom"`
+}
+
+type envVarSource struct {
+	SecretKeyRef secretKeySelector `yaml:"secretKeyRef"`
+}
+
+type secretKeySelector struct {
+	Name string `yaml:"name"`
+	Key  string `yaml:"key"`
+}
+
+type secret struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Metadata   objectMeta        `yaml:"metadata"`
+	Type       string            `yaml:"type"`
+	StringData map[string]string `yaml:"stringData"`
 }

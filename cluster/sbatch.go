@@ -103,6 +103,15 @@ func SbatchScript(p *plan.Plan, o SbatchOptions) (string, error) {
 	b.WriteString("unset SGLAUNCH_SET SGLAUNCH_HOST SGLAUNCH_PORT\n")
 	b.WriteString(header(
 		"",
+		"A fresh secret per job authenticates every message of the ranks' control channel.",
+		"srun hands it to every rank in its environment; sglaunch keeps it out of the",
+		"server's. It is made here, in the job, so that it is not among what sbatch stores.",
+	))
+	fmt.Fprintf(&b, "%s=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \\n') && [ ${#%s} -eq 64 ] || { echo 'sglaunch: cannot make the group secret' >&2; exit 1; }\n",
+		plan.GroupSecretVar, plan.GroupSecretVar)
+	fmt.Fprintf(&b, "export %s\n", plan.GroupSecretVar)
+	b.WriteString(header(
+		"",
 		"One srun step over the whole allocation, because the ranks must read a step's",
 		"variables: in this batch script outside a step every host would read rank 0.",
 		`  --nodes="$SLURM_NNODES"  every node of the allocation is one rank`,

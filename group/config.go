@@ -16,10 +16,20 @@ type Config struct {
 	// Nodes is the group's size.
 	Nodes int
 	// Addr is rank 0's control address: where rank 0 listens (its
-	// port, on every address or Bind), and where a worker connects.
+	// port, on Bind), and where a worker connects.
 	Addr string
-	// Bind, on rank 0, is the address to listen on ("" for every one).
+	// Bind, on rank 0, is the address to listen on; "": the address of
+	// Addr's host that is this host's (the cluster interface, never
+	// every address).
 	Bind string
+	// Secret is the group's secret: every message carries a MAC under a
+	// key derived from it (see auth.go). Empty: the channel is not
+	// authenticated (multinode.insecure_channel).
+	Secret []byte
+	// Socket, on rank 0, is the unix socket on which a local verify
+	// --group asks for every rank's observation ("": none). Its
+	// directory is made owner-only.
+	Socket string
 	// DistInitAddr, on rank 0, is the --dist-init-addr every rank gets.
 	DistInitAddr string
 	// Heartbeat is the interval of heartbeats; a peer silent for
@@ -73,6 +83,21 @@ type Member interface {
 	Failure() error
 	// Fail says this rank's server ended (why), which stops the group.
 	Fail(why string)
+	// RequestStop says this rank was asked to stop (a signal): the group
+	// stops as one, and drains on rank 0 (a worker tells rank 0, and
+	// keeps its server up until rank 0 has drained).
+	RequestStop(why string)
+	// StopRequested is closed once a stop of the group was requested,
+	// on any rank; StopReason says by whom.
+	StopRequested() <-chan struct{}
+	StopReason() string
+	// Drained is closed once the requested stop is done: rank 0's
+	// server drained and ended (on rank 0: once it said so).
+	Drained() <-chan struct{}
+	// StopDone says this rank's server ended during a requested stop:
+	// rank 0 tells every worker that the group drained; a worker tells
+	// rank 0, which is no failure.
+	StopDone(why string)
 	// Close ends this rank's part; peers see it gone.
 	Close()
 }
@@ -109,3 +134,56 @@ func (f *failure) get() error {
 func groupFailed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrGroupFailed, fmt.Sprintf(format, args...))
 }
+
+// stopState is a group's requested stop: requested once, then drained.
+type stopState struct {
+	mu          sync.Mutex
+	why         string
+	requested   chan struct{}
+	drained     chan struct{}
+	reqOnce     sync.Once
+	drainedOnce sync.Once
+}
+
+func newStopState() *stopState {
+	return &stopState{requested: make(chan struct{}), drained: make(chan struct{})}
+}
+
+// request records the stop; it reports whether it was the first.
+func (s *stopState) request(why string) bool {
+	first := false
+	s.reqOnce.Do(func() {
+		s.mu.Lock()
+		s.why = why
+		s.mu.Unlock()
+		close(s.requested)
+		first = true
+	})
+	return first
+}
+
+func (s *stopState) reason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.why
+}
+
+func (s *stopState) isRequested() bool {
+	select {
+	case <-s.requested:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *stopState) isDrained() bool {
+	select {
+	case <-s.drained:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *stopState) drain() { s.drainedOnce.Do(func() { close(s.drained) }) }

@@ -1,10 +1,12 @@
 package group
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +25,20 @@ func report(rank int, env map[string]string) Report {
 		SGLang: "0.5.10"}
 }
 
+// testSecret is the group secret of these tests' ranks.
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
 func config(self Report, nodes int, addr string) Config {
 	return Config{Self: self, Nodes: nodes, Addr: addr, Bind: "127.0.0.1", DistInitAddr: "127.0.0.1:20000",
-		Heartbeat: 100 * time.Millisecond, Missed: 3, RendezvousTimeout: wait}
+		Heartbeat: 100 * time.Millisecond, Missed: 3, RendezvousTimeout: wait, Secret: testSecret}
 }
 
 // startGroup starts rank 0 and nodes-1 workers; env gives rank r's env.
 func startGroup(t *testing.T, nodes int, env func(rank int) map[string]string) (*Leader, []*Worker, []error) {
 	t.Helper()
-	l, err := Listen(config(report(0, env(0)), nodes, "127.0.0.1:0"))
+	cfg := config(report(0, env(0)), nodes, "127.0.0.1:0")
+	cfg.Socket = filepath.Join(t.TempDir(), "run", "control.sock")
+	l, err := Listen(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +98,8 @@ func dial(t *testing.T, l *Leader) net.Conn {
 func silentRank(t *testing.T, l *Leader) net.Conn {
 	t.Helper()
 	nc := dial(t, l)
-	r := report(1, same(1))
-	if err := newConn(nc).send(message{Type: msgHello, Report: &r}); err != nil {
+	w := NewWorker(config(report(1, same(1)), 2, l.ListenAddr().String()))
+	if _, err := w.hello(newConn(nc)); err != nil {
 		t.Fatal(err)
 	}
 	return nc
@@ -157,7 +164,7 @@ func TestOtherGroupRefused(t *testing.T) {
 	w := NewWorker(config(r, 2, l.ListenAddr().String()))
 	defer w.Close()
 	_, err := w.Rendezvous(t.Context())
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "belongs to group test:2") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "belongs to group test:2") || strings.Contains(err.Error(), "test:1") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -233,7 +240,7 @@ func TestObserveAll(t *testing.T) {
 	l, ws, _ := startGroup(t, 3, same)
 	ws[0].cfg.Observe = func(context.Context) ([]byte, error) { return []byte(`{"rank":1}`), nil }
 	ws[1].cfg.Observe = func(context.Context) ([]byte, error) { return nil, errors.New("no server") }
-	items, err := ObserveAll(t.Context(), l.ListenAddr().String())
+	items, err := ObserveAll(t.Context(), l.cfg.Socket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +259,14 @@ func TestObserveAll(t *testing.T) {
 func TestOversizedMessageRefused(t *testing.T) {
 	l := listenTwo(t)
 	nc := dial(t, l)
-	go nc.Write([]byte(`{"type":"hello","x":"` + strings.Repeat("a", 2*maxMessage)))
+	go nc.Write([]byte(`- {"type":"hello","x":"` + strings.Repeat("a", 2*maxMessage)))
 	nc.SetReadDeadline(time.Now().Add(wait))
-	buf := make([]byte, 1)
-	if _, err := nc.Read(buf); err == nil {
-		t.Fatal("the leader answered an oversized hello")
+	r := bufio.NewReader(nc)
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, msgChallenge) {
+		t.Fatalf("no challenge first: %q, %v", line, err)
+	}
+	if line, err := r.ReadString('\n'); err == nil {
+		t.Fatalf("the leader answered an oversized hello: %q", line)
 	}
 }
 

@@ -23,6 +23,11 @@ type Join struct {
 	// verify --group.
 	Observe func(ctx context.Context) ([]byte, error)
 	Logger  *slog.Logger
+	// Secret authenticates the control channel (nil: the profile accepts
+	// an unauthenticated one); Socket, on rank 0, is where local clients
+	// ask for the workers' observations.
+	Secret []byte
+	Socket string
 }
 
 // Rendezvous holds the distributed preflight: rank 0 checks its address
@@ -62,7 +67,7 @@ func (j Join) member(ctx context.Context) (Member, error) {
 	p, pl, log := j.Plan, j.Placement, j.Logger
 	m := p.MultiNode
 	cfg := Config{
-		Self: j.Self, Nodes: pl.Nodes, Addr: pl.ControlAddr(m.ControlPort),
+		Self: j.Self, Nodes: pl.Nodes, Addr: pl.ControlAddr(m.ControlPort), Secret: j.Secret, Socket: j.Socket,
 		Heartbeat: m.HeartbeatInterval, Missed: m.HeartbeatMissed, RendezvousTimeout: m.RendezvousTimeout, Logger: log,
 	}
 	if pl.Rank != 0 {

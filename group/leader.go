@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,16 +15,19 @@ import (
 	"time"
 )
 
-// helloTimeout bounds a new connection's first message.
+// helloTimeout bounds a new connection's handshake: rank 0's challenge
+// and the worker's hello.
 const helloTimeout = 10 * time.Second
 
 // Leader is rank 0's end: it listens for the workers, holds the
 // distributed preflight, and tells every rank when the group is ready
 // or stops.
 type Leader struct {
-	cfg  Config
-	ln   net.Listener
-	fail *failure
+	cfg   Config
+	ln    net.Listener
+	local net.Listener // the unix socket of local observations, or nil
+	fail  *failure
+	stop  *stopState
 
 	mu         sync.Mutex
 	workers    map[int]*peer
@@ -34,12 +39,13 @@ type Leader struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 	observeMu  sync.Mutex
+	refusals   refusalLog
 }
 
 // peer is one worker as rank 0 sees it.
 type peer struct {
 	rank     int
-	node     string
+	node     string // cleaned for the log
 	c        *conn
 	report   Report
 	ready    bool
@@ -47,19 +53,28 @@ type peer struct {
 	replies  chan message // observations
 }
 
-// Listen starts rank 0's control channel.
+// Listen starts rank 0's control channel: on the cluster interface
+// (see bindAddr), and on cfg.Socket for local observations.
 func Listen(cfg Config) (*Leader, error) {
-	_, port, err := net.SplitHostPort(cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("control address %q: %w", cfg.Addr, err)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Bind, port))
+	addr, err := bindAddr(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("control channel: %w", err)
 	}
-	l := &Leader{cfg: cfg, ln: ln, fail: newFailure(), workers: map[int]*peer{},
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("control channel: %w", err)
+	}
+	l := &Leader{cfg: cfg, ln: ln, fail: newFailure(), stop: newStopState(), workers: map[int]*peer{},
 		changed: make(chan struct{}), ready: make(chan struct{}), closed: make(chan struct{})}
-	go l.accept()
+	if cfg.Socket != "" {
+		if l.local, err = listenLocal(cfg.Socket); err != nil {
+			ln.Close()
+			return nil, err
+		}
+		go acceptLoop(l.local, l.closed, 4, func(string) {}, func(c net.Conn) { l.observeAll(newConn(c)) })
+	}
+	go acceptLoop(ln, l.closed, cfg.maxConns(), func(peer string) { l.refused(peer, "too many connections") },
+		func(c net.Conn) { l.handle(newConn(c)) })
 	go l.heartbeats()
 	return l, nil
 }
@@ -67,41 +82,50 @@ func Listen(cfg Config) (*Leader, error) {
 // ListenAddr is where the control channel listens.
 func (l *Leader) ListenAddr() net.Addr { return l.ln.Addr() }
 
-func (l *Leader) Rank() int                   { return 0 }
-func (l *Leader) GroupReady() <-chan struct{} { return l.ready }
-func (l *Leader) Failed() <-chan struct{}     { return l.fail.ch }
-func (l *Leader) Failure() error              { return l.fail.get() }
+func (l *Leader) Rank() int                      { return 0 }
+func (l *Leader) GroupReady() <-chan struct{}    { return l.ready }
+func (l *Leader) Failed() <-chan struct{}        { return l.fail.ch }
+func (l *Leader) Failure() error                 { return l.fail.get() }
+func (l *Leader) StopRequested() <-chan struct{} { return l.stop.requested }
+func (l *Leader) StopReason() string             { return l.stop.reason() }
+func (l *Leader) Drained() <-chan struct{}       { return l.stop.drained }
 
-func (l *Leader) accept() {
-	for {
-		c, err := l.ln.Accept()
-		if err != nil {
-			return
-		}
-		go l.handle(newConn(c))
-	}
-}
-
-// handle reads a connection's first message: a worker's hello, or a
-// local verify asking for every rank's observation.
+// handle holds a connection's handshake: rank 0's challenge, then the
+// worker's hello, which must authenticate. Anything else is refused
+// with nothing of rank 0's in the refusal, and logged with the peer's
+// address only: a stranger never takes a rank's place, never fails the
+// group, never names a rank.
 func (l *Leader) handle(c *conn) {
-	m, err := c.recv(time.Now().Add(helloTimeout))
-	if err != nil {
+	nonce := newNonce()
+	if err := c.send(message{Type: msgChallenge, Nonce: nonce}); err != nil {
 		c.close()
 		return
 	}
-	switch m.Type {
-	case msgHello:
-		l.join(c, m)
-	case msgObserveAll:
-		l.observeAll(c)
-	default:
-		c.send(message{Type: msgRefuse, Reason: fmt.Sprintf("unexpected %q first", m.Type)})
+	mac, body, err := c.recvRaw(time.Now().Add(helloTimeout), maxHello)
+	if err != nil {
+		l.refused(c.c.RemoteAddr().String(), "no hello: "+err.Error())
 		c.close()
+		return
 	}
+	m, err := decode(body)
+	if err == nil && (m.Type != msgHello || m.Nonce == "" || len(m.Nonce) > 64) {
+		err = errors.New("not a hello")
+	}
+	if err == nil {
+		c.auth = newSession(l.cfg.Secret, nonce, m.Nonce, true)
+		err = c.auth.verify(mac, body)
+	}
+	if err != nil {
+		l.refused(c.c.RemoteAddr().String(), err.Error())
+		c.auth = nil
+		c.send(message{Type: msgRefuse, Reason: "rank 0 refused the connection: its hello did not authenticate (another group secret?)"})
+		c.close()
+		return
+	}
+	l.join(c, m)
 }
 
-// join admits a worker, or refuses it with the reason.
+// join admits an authenticated worker, or refuses it with the reason.
 func (l *Leader) join(c *conn, m message) {
 	refuse := func(why string) {
 		c.send(message{Type: msgRefuse, Reason: why})
@@ -112,17 +136,21 @@ func (l *Leader) join(c *conn, m message) {
 		c.close()
 	}
 	r := m.Report
-	switch {
-	case r == nil:
+	if r == nil {
 		refuse("hello without a report")
 		return
+	}
+	node := clean(r.Node, maxName)
+	switch {
 	case r.Group != l.cfg.Self.Group:
-		refuse(fmt.Sprintf("rank %d on %s belongs to group %s; rank 0 at %s runs group %s", r.Rank, r.Node, r.Group, l.cfg.Addr, l.cfg.Self.Group))
+		refuse(fmt.Sprintf("rank %d on %s belongs to group %s, not rank 0's", r.Rank, node, clean(r.Group, maxName)))
 		return
 	case r.Rank < 1 || r.Rank >= l.cfg.Nodes:
 		refuse(fmt.Sprintf("rank %d is outside 1..%d of a %d-node group", r.Rank, l.cfg.Nodes-1, l.cfg.Nodes))
 		return
 	}
+	rep := *r
+	rep.Node = node
 	l.mu.Lock()
 	if old, ok := l.workers[r.Rank]; ok {
 		l.mu.Unlock()
@@ -136,12 +164,12 @@ func (l *Leader) join(c *conn, m message) {
 		retry(fmt.Sprintf("the group is past its preflight without rank %d", r.Rank))
 		return
 	}
-	p := &peer{rank: r.Rank, node: r.Node, c: c, report: *r, replies: make(chan message, 1)}
+	p := &peer{rank: r.Rank, node: node, c: c, report: rep, replies: make(chan message, 1)}
 	p.lastSeen.Store(time.Now().UnixNano())
 	l.workers[r.Rank] = p
 	l.notifyLocked()
 	l.mu.Unlock()
-	l.cfg.log().Info(fmt.Sprintf("rank %d on %s reported (%s)", r.Rank, r.Node, c.remote()))
+	l.cfg.log().Info(fmt.Sprintf("rank %d on %s reported (%s)", r.Rank, node, c.remote()))
 	l.read(p)
 }
 
@@ -153,9 +181,15 @@ func (l *Leader) notifyLocked() {
 // read handles a worker's messages until its connection ends.
 func (l *Leader) read(p *peer) {
 	for {
-		m, err := p.c.recv(time.Time{})
+		m, err := p.c.recv(time.Now().Add(l.cfg.msgTimeout()), maxMessage)
 		if err != nil {
-			l.lost(p, "its control connection closed (its sglaunch ended or the host is gone)")
+			why := "its control connection closed (its sglaunch ended or the host is gone)"
+			if errors.Is(err, errBadMAC) || errors.Is(err, errUnsigned) || errors.Is(err, errTooLong) {
+				// Someone else's bytes on the connection: it can no
+				// longer be told from the worker's.
+				why = "its control connection broke: " + err.Error()
+			}
+			l.lost(p, why)
 			return
 		}
 		p.lastSeen.Store(time.Now().UnixNano())
@@ -167,7 +201,17 @@ func (l *Leader) read(p *peer) {
 			l.cfg.log().Info(fmt.Sprintf("rank %d on %s: its server is up", p.rank, p.node))
 			l.checkReady()
 		case msgFail:
-			l.failGroup(groupFailed("rank %d on node %s: %s", p.rank, p.node, m.Reason))
+			why := clean(m.Reason, maxReason)
+			if l.stop.isRequested() {
+				// During a requested stop a worker's end is no failure.
+				l.cfg.log().Info(fmt.Sprintf("rank %d on %s during the group's stop: %s", p.rank, p.node, why))
+				continue
+			}
+			l.failGroup(groupFailed("rank %d on node %s: %s", p.rank, p.node, why))
+		case msgStopRequest:
+			l.RequestStop(fmt.Sprintf("rank %d on %s was asked to stop (%s)", p.rank, p.node, clean(m.Reason, maxReason)))
+		case msgStopped:
+			l.cfg.log().Info(fmt.Sprintf("rank %d on %s: %s", p.rank, p.node, clean(m.Reason, maxReason)))
 		case msgObservation:
 			select {
 			case p.replies <- m:
@@ -190,17 +234,20 @@ func (l *Leader) lost(p *peer, why string) {
 		l.mu.Unlock()
 		return
 	}
-	started := l.started
-	if !started {
+	loaded, stopping := l.started, l.stop.isRequested()
+	if !loaded || stopping {
 		delete(l.workers, p.rank)
 		l.notifyLocked()
 	}
 	l.mu.Unlock()
 	// The failure is named before the connection is closed, whose read
 	// error would otherwise be taken for the cause.
-	if started {
+	switch {
+	case loaded && !stopping:
 		l.failGroup(groupFailed("rank %d on node %s: lost, %s", p.rank, p.node, why))
-	} else {
+	case loaded:
+		l.cfg.log().Info(fmt.Sprintf("rank %d on %s left during the group's stop: %s", p.rank, p.node, why))
+	default:
 		l.cfg.log().Warn(fmt.Sprintf("rank %d on %s left before the load: %s", p.rank, p.node, why))
 	}
 	p.c.close()
@@ -353,12 +400,7 @@ func (l *Leader) failGroup(err error) {
 	l.cfg.log().Error(err.Error())
 	// Sent before anyone closes a connection: each worker is told the
 	// first failure, not only that rank 0 went away.
-	var wg sync.WaitGroup
-	for _, p := range l.peers() {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.c.send(message{Type: msgStop, Reason: err.Error()}) }()
-	}
-	wg.Wait()
+	l.sendAll(message{Type: msgStop, Reason: err.Error()})
 }
 
 // Close stops listening and closes every worker's connection.
@@ -366,12 +408,45 @@ func (l *Leader) Close() {
 	l.closeOnce.Do(func() {
 		close(l.closed)
 		l.ln.Close()
+		if l.local != nil {
+			l.local.Close()
+			os.Remove(l.cfg.Socket)
+			os.Remove(filepath.Dir(l.cfg.Socket)) // only when empty
+		}
 		for _, p := range l.peers() {
 			p.c.close()
 		}
 	})
 }
 
-// errNotLocal refuses observation requests from other hosts: an
-// observation holds the processes' command lines and environments.
-var errNotLocal = errors.New("observations are given to local clients only")
+// RequestStop starts the group's requested stop (a signal to rank 0, or
+// a worker's stop request): every worker keeps its server up while
+// rank 0 drains, until StopDone.
+func (l *Leader) RequestStop(why string) {
+	if l.fail.get() != nil || !l.stop.request(why) {
+		return
+	}
+	l.cfg.log().Info("the group stops on request: " + why + "; rank 0 drains its requests, every worker keeps its server up until then")
+	l.sendAll(message{Type: msgDrain, Reason: why})
+}
+
+// StopDone says rank 0's server ended during the requested stop: every
+// worker may stop its own.
+func (l *Leader) StopDone(why string) {
+	if !l.stop.isRequested() || l.stop.isDrained() {
+		return
+	}
+	l.stop.drain()
+	l.sendAll(message{Type: msgStop, Drained: true, Reason: "the group stopped on request; rank 0 " + why})
+}
+
+// sendAll sends m to every worker at once, and returns once each send
+// is done (or timed out).
+func (l *Leader) sendAll(m message) {
+	var wg sync.WaitGroup
+	for _, p := range l.peers() {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.c.send(m) }()
+	}
+	wg.Wait()
+}

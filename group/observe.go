@@ -11,12 +11,19 @@ import (
 // runs the interpreter).
 const observeTimeout = 90 * time.Second
 
-// observeAll answers a local verify --group with every worker's
-// observation, in rank order (rank 0's own, verify reads itself).
+// observeAll answers a local verify --group, on the owner-only unix
+// socket (an observation holds the processes' command lines and
+// environments: only who may read rank 0's own may ask), with every
+// worker's observation, in rank order (rank 0's own, verify reads
+// itself).
 func (l *Leader) observeAll(c *conn) {
 	defer c.close()
-	if !isLocal(c.c.RemoteAddr()) {
-		c.send(message{Type: msgRefuse, Reason: errNotLocal.Error() + "; run verify --group on rank 0's host"})
+	m, err := c.recv(time.Now().Add(helloTimeout), maxHello)
+	if err != nil {
+		return
+	}
+	if m.Type != msgObserveAll {
+		c.send(message{Type: msgRefuse, Reason: "unexpected message"})
 		return
 	}
 	l.observeMu.Lock()
@@ -63,13 +70,13 @@ func answerObserve(ctx context.Context, observe func(context.Context) ([]byte, e
 	return m
 }
 
-// ObserveAll asks rank 0's sglaunch at addr (on this host) for every
-// rank's observation of its own server.
-func ObserveAll(ctx context.Context, addr string) ([]Observed, error) {
+// ObserveAll asks rank 0's sglaunch, through its unix socket on this
+// host, for every rank's observation of its own server.
+func ObserveAll(ctx context.Context, socket string) ([]Observed, error) {
 	var d net.Dialer
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	nc, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
-		return nil, fmt.Errorf("rank 0's control channel %s: %w", addr, err)
+		return nil, fmt.Errorf("rank 0's control socket: %w", err)
 	}
 	c := newConn(nc)
 	defer c.close()
@@ -78,26 +85,12 @@ func ObserveAll(ctx context.Context, addr string) ([]Observed, error) {
 	if err := c.send(message{Type: msgObserveAll}); err != nil {
 		return nil, err
 	}
-	m, err := c.recv(time.Now().Add(observeTimeout + 10*time.Second))
+	m, err := c.recv(time.Now().Add(observeTimeout+10*time.Second), maxObserved)
 	if err != nil {
-		return nil, fmt.Errorf("rank 0's control channel %s: %w", addr, err)
+		return nil, fmt.Errorf("rank 0's control socket %s: %w", socket, err)
 	}
 	if m.Type != msgObserved {
-		return nil, fmt.Errorf("rank 0's control channel %s refused: %s", addr, m.Reason)
+		return nil, fmt.Errorf("rank 0's control socket %s refused: %s", socket, m.Reason)
 	}
 	return m.Items, nil
-}
-
-// isLocal reports whether a connection comes from this host: loopback,
-// or one of its own addresses (rank 0 bound to multinode.interface).
-func isLocal(a net.Addr) bool {
-	t, ok := a.(*net.TCPAddr)
-	if !ok {
-		return false
-	}
-	if t.IP.IsLoopback() {
-		return true
-	}
-	local, err := localIPs()
-	return err == nil && anyLocal([]net.IP{t.IP}, local)
 }

@@ -20,6 +20,8 @@ const dialEvery = 500 * time.Millisecond
 type Worker struct {
 	cfg       Config
 	fail      *failure
+	stop      *stopState
+	loading   atomic.Bool // rank 0 said go: a lost rank 0 is now a failure
 	mu        sync.Mutex
 	c         *conn // the connection to rank 0 in use; nil between tries
 	lastSeen  atomic.Int64
@@ -34,13 +36,18 @@ type Worker struct {
 
 // NewWorker prepares a worker; Rendezvous connects it.
 func NewWorker(cfg Config) *Worker {
-	return &Worker{cfg: cfg, fail: newFailure(), gotGo: make(chan message, 1), ready: make(chan struct{}), closed: make(chan struct{})}
+	return &Worker{cfg: cfg, fail: newFailure(), stop: newStopState(), gotGo: make(chan message, 1), ready: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (w *Worker) Rank() int                   { return w.cfg.Self.Rank }
 func (w *Worker) GroupReady() <-chan struct{} { return w.ready }
 func (w *Worker) Failed() <-chan struct{}     { return w.fail.ch }
 func (w *Worker) Failure() error              { return w.fail.get() }
+func (w *Worker) StopRequested() <-chan struct{} {
+	return w.stop.requested
+}
+func (w *Worker) StopReason() string       { return w.stop.reason() }
+func (w *Worker) Drained() <-chan struct{} { return w.stop.drained }
 
 func (w *Worker) current() *conn {
 	w.mu.Lock()
@@ -69,9 +76,6 @@ func (w *Worker) Rendezvous(ctx context.Context) (string, error) {
 		}
 		w.lastSeen.Store(time.Now().UnixNano())
 		w.setConn(c)
-		if err := c.send(message{Type: msgHello, Report: &w.cfg.Self}); err != nil {
-			return "", fmt.Errorf("rank 0 at %s: %w", w.cfg.Addr, err)
-		}
 		go w.read(c)
 		w.hbOnce.Do(func() { go w.heartbeats() })
 		var m message
@@ -84,6 +88,7 @@ func (w *Worker) Rendezvous(ctx context.Context) (string, error) {
 		}
 		switch {
 		case m.Type == msgGo:
+			w.loading.Store(true)
 			return m.DistInitAddr, nil
 		case m.Retry:
 			w.setConn(nil)
@@ -114,8 +119,9 @@ func (w *Worker) rendezvousEnd(ctx context.Context, last string) error {
 	return context.Cause(ctx)
 }
 
-// dial reaches rank 0, retrying while its name does not resolve or it
-// does not listen yet.
+// dial reaches rank 0 and says hello, retrying while its name does not
+// resolve, it does not listen yet, or the handshake fails (rank 0 at its
+// connection cap, a stranger in its place).
 func (w *Worker) dial(ctx context.Context) (*conn, error) {
 	var last error
 	said := time.Time{}
@@ -123,7 +129,12 @@ func (w *Worker) dial(ctx context.Context) (*conn, error) {
 		d := net.Dialer{Timeout: 5 * time.Second}
 		nc, err := d.DialContext(ctx, "tcp", w.cfg.Addr)
 		if err == nil {
-			return newConn(nc), nil
+			c, herr := w.hello(newConn(nc))
+			if herr == nil {
+				return c, nil
+			}
+			nc.Close()
+			err = herr
 		}
 		last = err
 		if time.Since(said) > 30*time.Second {
@@ -138,13 +149,46 @@ func (w *Worker) dial(ctx context.Context) (*conn, error) {
 	}
 }
 
-// read handles rank 0's messages on c until c ends.
+// hello reads rank 0's challenge and sends this rank's report, signed
+// under the connection's key (see auth.go).
+func (w *Worker) hello(c *conn) (*conn, error) {
+	mac, body, err := c.recvRaw(time.Now().Add(helloTimeout), maxHello)
+	if err != nil {
+		return nil, fmt.Errorf("no challenge from rank 0: %w", err)
+	}
+	m, err := decode(body)
+	if err != nil {
+		return nil, err
+	}
+	if mac != unsigned || m.Type != msgChallenge || m.Nonce == "" || len(m.Nonce) > 64 {
+		return nil, fmt.Errorf("rank 0 sent %q, not its challenge", clean(m.Type, maxName))
+	}
+	nonce := newNonce()
+	c.auth = newSession(w.cfg.Secret, m.Nonce, nonce, false)
+	if err := c.send(message{Type: msgHello, Nonce: nonce, Report: &w.cfg.Self}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// read handles rank 0's messages on c until c ends. Before rank 0 said
+// go, a broken connection (an unsigned refusal, a message that does not
+// authenticate) is a reason to try again; after, it is rank 0 lost.
 func (w *Worker) read(c *conn) {
 	for {
-		m, err := c.recv(time.Time{})
+		m, err := c.recv(time.Now().Add(w.cfg.msgTimeout()), maxHello)
 		if err != nil {
-			if !w.closing.Load() && w.current() == c {
-				w.fail.set(groupFailed("lost rank 0 at %s: its control connection closed (its sglaunch ended or the host is gone)", w.cfg.Addr))
+			switch {
+			case w.closing.Load() || w.current() != c || w.stop.isDrained():
+			case !w.loading.Load():
+				w.setConn(nil)
+				c.close()
+				select {
+				case w.gotGo <- message{Type: msgRefuse, Retry: true, Reason: "rank 0's control channel: " + err.Error()}:
+				default:
+				}
+			default:
+				w.fail.set(groupFailed("lost rank 0 at %s: its control connection %s", w.cfg.Addr, lostHow(err)))
 			}
 			return
 		}
@@ -165,8 +209,15 @@ func (w *Worker) read(c *conn) {
 			}
 		case msgGroupReady:
 			w.readyOnce.Do(func() { close(w.ready) })
+		case msgDrain:
+			w.stop.request(clean(m.Reason, maxReason))
 		case msgStop:
-			w.fail.set(fmt.Errorf("%w: rank 0 stops the group: %s", ErrGroupFailed, m.Reason))
+			if m.Drained {
+				w.stop.request(clean(m.Reason, maxReason))
+				w.stop.drain()
+				continue
+			}
+			w.fail.set(fmt.Errorf("%w: rank 0 stops the group: %s", ErrGroupFailed, clean(m.Reason, maxReason)))
 		case msgObserve:
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), observeTimeout)
@@ -175,6 +226,14 @@ func (w *Worker) read(c *conn) {
 			}()
 		}
 	}
+}
+
+// lostHow says how the connection to rank 0 ended.
+func lostHow(err error) string {
+	if errors.Is(err, errBadMAC) || errors.Is(err, errUnsigned) || errors.Is(err, errTooLong) {
+		return "broke: " + err.Error()
+	}
+	return "closed (its sglaunch ended or the host is gone)"
 }
 
 // heartbeats sends rank 0 a heartbeat each interval and counts rank 0
@@ -187,6 +246,8 @@ func (w *Worker) heartbeats() {
 		case <-w.closed:
 			return
 		case <-w.fail.ch:
+			return
+		case <-w.stop.drained:
 			return
 		case <-t.C:
 		}
@@ -215,6 +276,23 @@ func (w *Worker) Fail(why string) {
 	w.fail.set(groupFailed("rank %d on node %s: %s", w.cfg.Self.Rank, w.cfg.Self.Node, why))
 	if c := w.current(); c != nil {
 		c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: why})
+	}
+}
+
+// RequestStop tells rank 0 this rank was asked to stop: rank 0 drains,
+// and this rank's server stays up until it has (Drained).
+func (w *Worker) RequestStop(why string) {
+	w.stop.request(why)
+	if c := w.current(); c != nil {
+		c.send(message{Type: msgStopRequest, Rank: w.cfg.Self.Rank, Reason: why})
+	}
+}
+
+// StopDone tells rank 0 this rank's server ended during the requested
+// stop, which is no failure.
+func (w *Worker) StopDone(why string) {
+	if c := w.current(); c != nil && !w.stop.isDrained() {
+		c.send(message{Type: msgStopped, Rank: w.cfg.Self.Rank, Reason: why})
 	}
 }
 

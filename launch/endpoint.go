@@ -45,7 +45,7 @@ func (l *launch) listen(ctx context.Context, benchmarked *bench.Benchmarked) err
 	}
 	known := status.Known{Benchmarked: benchmarkSummary(benchmarked)}
 	if s.Placement != nil {
-		known.Group = rankState(p, s.Placement)
+		known.Group = rankState(p, s.Placement, s.RuntimeDir)
 	}
 	// Preflight asked the same probe: this is its remembered answer.
 	if v, err := bench.SGLangVersion(ctx, s.Probes, p); err == nil {

@@ -121,6 +121,13 @@ func testSpec(t *testing.T) Spec {
 		StatusEndpoint: true,
 		Probes:         new(hostprobe.Memo),
 		LookPath:       func(string) (string, error) { return "", errors.New("absent") },
+		// A group's secret, as an orchestrator gives every rank one.
+		Getenv: func(k string) string {
+			if k == plan.GroupSecretVar {
+				return strings.Repeat("5e", 16)
+			}
+			return ""
+		},
 	}
 }
 

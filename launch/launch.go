@@ -110,7 +110,7 @@ func (l *launch) begin() error {
 	s := l.spec
 	st := runstate.NewState(s.Plan, s.Mode, s.URL)
 	if s.Placement != nil {
-		st.Group = rankState(s.Plan, s.Placement)
+		st.Group = rankState(s.Plan, s.Placement, s.RuntimeDir)
 	}
 	var err error
 	l.state, err = runstate.Begin(s.RuntimeDir, st, func(err error) { s.Log.Warn("runtime state: " + err.Error()) })

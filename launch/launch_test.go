@@ -27,6 +27,11 @@ func (m *fakeMember) GroupReady() <-chan struct{}                { return nil }
 func (m *fakeMember) Failed() <-chan struct{}                    { return nil }
 func (m *fakeMember) Failure() error                             { return nil }
 func (m *fakeMember) Fail(string)                                {}
+func (m *fakeMember) RequestStop(string)                         {}
+func (m *fakeMember) StopRequested() <-chan struct{}             { return nil }
+func (m *fakeMember) StopReason() string                         { return "" }
+func (m *fakeMember) Drained() <-chan struct{}                   { return nil }
+func (m *fakeMember) StopDone(string)                            {}
 func (m *fakeMember) Close()                                     { m.rec.note("close-group") }
 
 // TestRunStepsInOrder: serve (one node and a rank), bench and bench

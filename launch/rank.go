@@ -2,7 +2,10 @@ package launch
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/sglaunch/sglaunch/cluster"
 	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/verify"
@@ -26,9 +30,27 @@ const (
 func (l *launch) join(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	p := l.spec.Plan
+	p, log := l.spec.Plan, l.spec.Log
+	mn := p.MultiNode
+	getenv := l.spec.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	secret, from, err := group.LoadSecret(getenv, mn.SecretFile, mn.InsecureChannel)
+	if err != nil {
+		return inputerr.Wrap(fmt.Errorf("multinode: %w", err))
+	}
+	if secret == nil {
+		log.Warn("the group's control channel is not authenticated (multinode.insecure_channel: true): anyone who reaches rank 0's control port can join or stop the group")
+	} else {
+		log.Info("the group's control channel is authenticated with the secret of " + from)
+	}
+	var socket string
+	if g := rankState(p, l.spec.Placement, l.spec.RuntimeDir); g.Socket != "" {
+		socket = g.Socket
+	}
 	m, err := l.steps.rendezvous(ctx, group.Join{
-		Plan: p, Placement: l.spec.Placement, Self: l.report(ctx), Logger: l.spec.Log,
+		Plan: p, Placement: l.spec.Placement, Self: l.report(ctx), Logger: log, Secret: secret, Socket: socket,
 		Observe: func(ctx context.Context) ([]byte, error) {
 			return verify.ObserveRank(ctx, int(l.pid.Load()), p.Managed)
 		},
@@ -65,6 +87,13 @@ func (l *launch) report(ctx context.Context) group.Report {
 }
 
 // rankState is the runtime state's record of the rank.
-func rankState(p *plan.Plan, pl *cluster.Placement) *runstate.Group {
-	return &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
+// On rank 0 it names the unix socket of local observations (verify
+// --group), in an owner-only directory of this launch's under the
+// runtime directory.
+func rankState(p *plan.Plan, pl *cluster.Placement, runtimeDir string) *runstate.Group {
+	g := &runstate.Group{Rank: pl.Rank, Nodes: pl.Nodes, Node: pl.Node, Orchestrator: pl.Orchestrator, Control: pl.ControlAddr(p.MultiNode.ControlPort)}
+	if pl.Rank == 0 {
+		g.Socket = filepath.Join(runtimeDir, "group-"+strconv.Itoa(os.Getpid()), "control.sock")
+	}
+	return g
 }

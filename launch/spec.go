@@ -41,6 +41,8 @@ type Spec struct {
 	// command; LookPath finds nvidia-smi.
 	Probes   *hostprobe.Memo
 	LookPath func(string) (string, error)
+	// Getenv reads the command's environment (the group's secret).
+	Getenv func(string) string
 	// Workloads, when set, runs instead of supervision (bench): it gets
 	// the launch's id, its signals and a starter of the server (nil
 	// without a Plan); the server stops when it returns.

@@ -33,6 +33,9 @@ func (l *launch) options(stdout, stderr io.Writer) supervise.Options {
 	}
 	if l.member != nil {
 		opts.Group = l.member
+		// scancel signals every process of the step: the server's
+		// outlive it, so that rank 0 drains.
+		opts.IgnoreSIGTERM = s.Placement != nil && s.Placement.Orchestrator == "slurm"
 	}
 	return opts
 }

@@ -37,6 +37,13 @@ type Options struct {
 	// plan.LaunchIDVar: every process of its tree inherits it, and a
 	// later sglaunch finds them by it if this one is killed.
 	LaunchID string
+	// IgnoreSIGTERM starts the server with SIGTERM ignored (through
+	// /bin/sh's trap, then exec: the same pid, the plan's argv): its
+	// processes outlive a SIGTERM sent to every one of them at once, as
+	// Slurm's scancel does to every process of a step, while a handler
+	// of the server's own (SGLang's drain, in its main process) still
+	// acts on it. A process without one then needs SIGKILL.
+	IgnoreSIGTERM bool
 	// OnStopping is told why the server is being stopped, at the first
 	// stop request and when it ends by itself (systemd's STOPPING=1). It
 	// may be called more than once.

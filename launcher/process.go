@@ -120,7 +120,7 @@ func (s *Process) start() error {
 	}
 	s.startedAt = time.Now()
 	s.out = &output{observe: s.opts.Observe, tail: &tail.Buffer{}, file: file, secrets: secretBytes(s.plan.SecretValues())}
-	cmd := command(s.plan, s.opts.LaunchID)
+	cmd := command(s.plan, s.opts.LaunchID, s.opts.IgnoreSIGTERM)
 	var err error
 	if s.opts.Terminal {
 		s.proc, err = startPTY(cmd, s.opts.TTY)
@@ -135,6 +135,9 @@ func (s *Process) start() error {
 			file.f.Close()
 		}
 		return fmt.Errorf("%w: %s: %w", ErrStart, s.plan.Argv[0], err)
+	}
+	if s.opts.IgnoreSIGTERM {
+		waitExec(s.proc.pid, s.proc.exited)
 	}
 	live.Lock()
 	live.servers[s.proc.pid] = true

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/proc"
 	"github.com/sglaunch/sglaunch/plan"
 
 	"github.com/creack/pty"
@@ -30,15 +32,48 @@ type process struct {
 }
 
 // command builds the exec.Cmd for plan: exactly the plan's argv and
-// environment (plus the launch id), stdin from /dev/null.
-func command(p *plan.Plan, launchID string) *exec.Cmd {
+// environment (plus the launch id), stdin from /dev/null; with
+// ignoreTerm, through a shell that ignores SIGTERM and execs it.
+func command(p *plan.Plan, launchID string, ignoreTerm bool) *exec.Cmd {
 	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	if ignoreTerm {
+		cmd = exec.Command(ignoreTermShell, append([]string{"-c", ignoreTermScript}, p.Argv...)...)
+	}
 	cmd.Env = p.Environ
 	if launchID != "" {
 		cmd.Env = append(append([]string(nil), p.Environ...), plan.LaunchIDVar+"="+launchID)
 	}
 	cmd.WaitDelay = waitDelay
 	return cmd
+}
+
+// The shell that starts a server with SIGTERM ignored: an ignored
+// signal stays ignored across exec, and exec keeps the pid.
+const (
+	ignoreTermShell  = "/bin/sh"
+	ignoreTermScript = `trap '' TERM; exec "$0" "$@"`
+)
+
+// waitExec waits, briefly, until pid no longer runs the shell of
+// IgnoreSIGTERM (it has exec'd the server, whose identity the caller
+// records next), or has exited.
+func waitExec(pid int, exited <-chan struct{}) {
+	sh, err := filepath.EvalSymlinks(ignoreTermShell)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		exe, err := proc.Exe(pid)
+		if err != nil || exe != sh {
+			return
+		}
+		select {
+		case <-exited:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // startPiped starts cmd in its own process group with stdout and stderr

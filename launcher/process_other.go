@@ -24,7 +24,11 @@ type process struct {
 	exitedAt time.Time
 }
 
-func command(p *plan.Plan, _ string) *exec.Cmd { return exec.Command(p.Argv[0], p.Argv[1:]...) }
+func command(p *plan.Plan, _ string, _ bool) *exec.Cmd {
+	return exec.Command(p.Argv[0], p.Argv[1:]...)
+}
+
+func waitExec(int, <-chan struct{}) {}
 
 func startPiped(*exec.Cmd, *os.File, *os.File) (*process, error) { return nil, ErrUnsupported }
 func startPTY(*exec.Cmd, *os.File) (*process, error)             { return nil, ErrUnsupported }

@@ -18,6 +18,8 @@ type MultiNode struct {
 	DistInitPort      int    // rank 0's port for --dist-init-addr
 	ControlPort       int    // rank 0's port for sglaunch's control channel
 	Interface         string // "" or the interface rank 0 advertises
+	SecretFile        string // "" or the file of the group's secret
+	InsecureChannel   bool   // without a secret, run an unauthenticated channel
 	RendezvousTimeout time.Duration
 	HeartbeatInterval time.Duration
 	HeartbeatMissed   int // heartbeats missed before a rank counts as lost
@@ -40,6 +42,10 @@ const (
 	FlagDistInitAddr = "--dist-init-addr"
 )
 
+// GroupSecretVar holds a multi-node group's secret (see the group
+// package): sglaunch's own, never passed to the server.
+const GroupSecretVar = "SGLAUNCH_GROUP_SECRET"
+
 // Enabled reports whether the plan spans more than one node.
 func (m MultiNode) Enabled() bool { return m.Nodes > 1 }
 
@@ -57,6 +63,8 @@ func multiNodeOf(values map[string]profiles.Value) MultiNode {
 		DistInitPort:      n("multinode.dist_init_port"),
 		ControlPort:       n("multinode.control_port"),
 		Interface:         values["multinode.interface"].Text,
+		SecretFile:        values["multinode.secret_file"].Text,
+		InsecureChannel:   values["multinode.insecure_channel"].Text == "true",
 		RendezvousTimeout: d("multinode.rendezvous_timeout"),
 		HeartbeatInterval: d("multinode.heartbeat.interval"),
 		HeartbeatMissed:   max(n("multinode.heartbeat.threshold"), 1),

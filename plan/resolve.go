@@ -24,9 +24,10 @@ var DefaultManaged = []string{"NCCL_", "SGLANG_", "SGL_", "CUDA_", "TORCH_", "PY
 	// Multi-node transports: Gloo, NVSHMEM, UCX and Mooncake (MC_).
 	"GLOO_", "NVSHMEM_", "UCX_", "MC_"}
 
-// neverInherited are systemd's notify and watchdog variables: they belong
-// to sglaunch, the unit's main process, never to the server.
-var neverInherited = []string{"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"}
+// neverInherited are systemd's notify and watchdog variables, and the
+// group's secret: they belong to sglaunch, the unit's main process,
+// never to the server (whose environment verify --group reads).
+var neverInherited = []string{"NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", GroupSecretVar}
 
 // SimDirVar is expanded in env and arg values to where the simulated
 // SGLang server is unpacked.

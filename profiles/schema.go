@@ -54,6 +54,8 @@ var Schema = []Setting{
 	{Key: "multinode.dist_init_port", Type: TPort, Default: "20000", Doc: "port on rank 0 for SGLang's --dist-init-addr (it also takes the ports just above it)"},
 	{Key: "multinode.control_port", Type: TPort, Default: "19900", Doc: "port on rank 0 for sglaunch's own control channel (group preflight, readiness, heartbeats)"},
 	{Key: "multinode.interface", Type: TOptString, Default: "", Doc: "network interface whose address rank 0 gives as --dist-init-addr and binds the control channel on; empty: the leader's name as the orchestrator gives it"},
+	{Key: "multinode.secret_file", Type: TOptString, Default: "", Doc: "file holding the group's secret, which authenticates every control message (SGLAUNCH_GROUP_SECRET or SGLAUNCH_GROUP_SECRET_FILE, set by `sglaunch slurm` and `sglaunch lws`, come first); not readable by other users"},
+	{Key: "multinode.insecure_channel", Type: TEnum, Default: "false", Enum: []string{"false", "true"}, Doc: "true: a rank without a group secret runs an unauthenticated control channel (anyone who reaches rank 0's control port can join or stop the group); false: it refuses to start"},
 	{Key: "multinode.rendezvous_timeout", Type: TDuration, Default: "10m", Doc: "how long rank 0 waits for every rank to report, and a worker for rank 0"},
 	{Key: "multinode.heartbeat.interval", Type: TDuration, Default: "1s", Doc: "heartbeat between every worker and rank 0"},
 	{Key: "multinode.heartbeat.threshold", Type: TPositiveInt, Default: "3", Doc: "missed heartbeats before a rank counts as lost and the group stops"},

@@ -58,7 +58,7 @@ func (s *Session) Supervise(ctx context.Context) error {
 	<-s.Done()
 	s.reportExit()
 	s.tellGroup(s.Err())
-	return s.Err()
+	return s.groupOutcome(s.Err())
 }
 
 // onCheck acts on one liveness probe; the probes are reported one at a

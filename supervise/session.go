@@ -33,6 +33,8 @@ type Session struct {
 	// path that returns the end to the caller calls it first, so that
 	// the report is made before sglaunch can exit.
 	reportExit func()
+	// gs is the rank's part in its group's stop (see group.go).
+	gs *groupStop
 }
 
 // Launch starts the plan's server exactly as planned and returns once its
@@ -55,6 +57,7 @@ func Launch(ctx context.Context, p *plan.Plan, opts Options) (*Session, error) {
 	}
 	s := &Session{plan: p, opts: opts, log: log, notify: systemd.NewNotifier(log), reportExit: func() {}}
 	lo := opts.Options
+	lo.Signals = s.groupSignals(lo.Signals)
 	lo.Observe = func(b []byte) {
 		if s.tracker != nil {
 			s.tracker.Observe(b)
@@ -166,7 +169,7 @@ func (s *Session) waitReady() error {
 		<-s.Done()
 		s.reportExit()
 		s.tellGroup(s.Err())
-		return s.withPortHolder(s.Err())
+		return s.groupOutcome(s.withPortHolder(s.Err()))
 	}
 
 	s.tracker.Finish()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/sglaunch/sglaunch/group"
 )
@@ -35,9 +34,11 @@ func groupRankZero(l *Located) error {
 // observeRanks asks rank 0's sglaunch, whose launch l runs on this host,
 // for every worker's observation of its own server.
 func observeRanks(ctx context.Context, l *Located) ([]RankObservation, error) {
-	// The control channel answers observations to local clients only.
-	_, port, _ := net.SplitHostPort(l.State.Group.Control)
-	items, err := group.ObserveAll(ctx, net.JoinHostPort("127.0.0.1", port))
+	// Rank 0 answers observations on an owner-only unix socket only.
+	if l.State.Group.Socket == "" {
+		return nil, fmt.Errorf("rank 0's launch records no control socket (an older sglaunch?); restart it with this one")
+	}
+	items, err := group.ObserveAll(ctx, l.State.Group.Socket)
 	if err != nil {
 		return nil, err
 	}

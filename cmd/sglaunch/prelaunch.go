@@ -55,6 +55,7 @@ func (e *env) launchSpec(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.
 		StatusProxy: c.Bool(statusProxyFlag.Name),
 		Probes:      e.probes,
 		LookPath:    e.lookPath,
+		Getenv:      e.getenv,
 	}
 }
 

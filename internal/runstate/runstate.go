@@ -237,4 +237,7 @@ type Group struct {
 	// Control is rank 0's control channel (HOST:PORT); on rank 0 itself
 	// a local verify --group asks it for every rank's observation.
 	Control string `json:"control"`
+	// Socket, on rank 0, is the owner-only unix socket on which a local
+	// verify --group asks for every rank's observation.
+	Socket string `json:"socket,omitempty"`
 }

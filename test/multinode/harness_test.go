@@ -29,6 +29,9 @@ const (
 	// serverPort is every node's SGLang port: each node has its own
 	// network namespace.
 	serverPort = 30000
+	// groupSecret is every rank's group secret, as the orchestrator
+	// gives it.
+	groupSecret = "multinode-test-secret-0123456789abcdef"
 )
 
 var (
@@ -58,6 +61,8 @@ type group struct {
 	ranks   []*rank
 	// prepare, when set, readies rank i's home directory before it starts.
 	prepare func(i int, home string)
+	// env, when set, changes rank i's environment.
+	env func(i int, env []string) []string
 }
 
 // rank is one sglaunch serve in its node.
@@ -134,9 +139,13 @@ func (g *group) start(i int, place []string, args ...string) *rank {
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_CACHE_HOME=" + sharedCache,
-		"SGLAUNCH_STATE_DIR=" + filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR=" + filepath.Join(dir, "run")}
+		"SGLAUNCH_STATE_DIR=" + filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR=" + filepath.Join(dir, "run"),
+		"SGLAUNCH_GROUP_SECRET=" + groupSecret}
 	cmd := node.Command(context.Background(), sglaunchBin, append([]string{"serve", "--profile", g.profile}, args...)...)
 	cmd.Env = append(env, place...)
+	if g.env != nil {
+		cmd.Env = g.env(i, cmd.Env)
+	}
 	r := &rank{i: i, node: node, dir: dir, env: cmd.Env, stderr: &testkit.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = r.stderr, r.stderr

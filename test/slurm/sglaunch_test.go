@@ -24,7 +24,10 @@ const groupReadyTimeout = 2 * time.Minute
 func (c *cluster) sglaunchEnv(dir string) []string {
 	env := clientEnv(c.conf)
 	return append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_CACHE_HOME="+sharedCache,
-		"SGLAUNCH_STATE_DIR="+filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR="+filepath.Join(dir, "run"))
+		"SGLAUNCH_STATE_DIR="+filepath.Join(dir, "state"), "SGLAUNCH_RUNTIME_DIR="+filepath.Join(dir, "run"),
+		// The group's secret, as a job script gives it (the generated
+		// one makes its own).
+		"SGLAUNCH_GROUP_SECRET=slurm-test-group-secret-0123456789")
 }
 
 // profile writes the multi-node profile every rank runs: the demo on
