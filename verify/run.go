@@ -14,7 +14,8 @@ func Run(ctx context.Context, exp Expected, t Target) (*Report, error) {
 }
 
 // Judge compares what this host observed with exp, its interpreter
-// resolved first (Resolve).
+// resolved first (Resolve); for a systemd unit, the interpreter its
+// ExecStart pins.
 func (d *Deployment) Judge(ctx context.Context, exp Expected) *Report {
-	return Compare(Resolve(ctx, exp), d.Observed)
+	return Compare(Resolve(ctx, d.withUnitPython(exp)), d.Observed)
 }

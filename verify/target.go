@@ -46,6 +46,9 @@ type Located struct {
 	// APIKey is the bearer token the reading's requests carry ("":
 	// none); Read sets it.
 	APIKey string
+	// UnitPID is the main process of the systemd unit the target named
+	// (--unit; 0 otherwise): sglaunch, whose command line pins python.
+	UnitPID int
 }
 
 // Locate finds the server process and its HTTP address.
@@ -60,7 +63,11 @@ func Locate(ctx context.Context, t Target) (*Located, error) {
 		if err != nil {
 			return nil, err
 		}
-		return fromPID(pid, states, "unit "+t.Unit)
+		l, err := fromPID(pid, states, "unit "+t.Unit)
+		if l != nil {
+			l.UnitPID = pid
+		}
+		return l, err
 	case t.PID > 0:
 		return fromPID(t.PID, states, "pid "+strconv.Itoa(t.PID))
 	case t.Port > 0:
