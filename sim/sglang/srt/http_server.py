@@ -109,6 +109,7 @@ class SimHttpServer:
         self.conns = set()
         self.closing = False
         self.sigint_count = 0
+        self.uvicorn_exiting = False  # uvicorn's SIGTERM shutdown, before SGLang's handler
         self.server = None
         self.keep_alive_timeout = envs.SGLANG_TIMEOUT_KEEP_ALIVE.get()
         level = (server_args.get("log_level_http") or server_args.get("log_level") or "info").lower()
@@ -278,6 +279,7 @@ class SimHttpServer:
         return [dict(state) for _ in range(dp)]
 
     def server_info(self, conn, headers, body, t0):
+        self.tm.first_request()  # get_internal_state starts the handle loop
         if self.tm.hung:
             return  # the scheduler never answers get_internal_state
         info = dict(self.args.to_dict())
@@ -325,6 +327,7 @@ class SimHttpServer:
         also resets its metrics, avg_spec_accept_length among them
         (scheduler.py flush_cache, metrics_reporter.reset_metrics)."""
         tm = self.tm
+        tm.first_request()  # tokenizer_control_mixin.flush_cache starts the handle loop
         if tm.rid_to_state:
             sched_logger.warning(
                 "Cache not flushed because there are pending requests. "
@@ -482,6 +485,8 @@ class SimHttpServer:
         host = args.get("host", "127.0.0.1")
         port = int(args.get("port", 30000))
         http2 = bool(args.get("enable_http2", False))
+        # uvicorn's Server.serve captures the signals before its start-up.
+        self._install_signal_handlers()
         if http2:
             # http_server.py _run_granian_server: the embedded Granian server
             # (granian/server/embed.py), whose logger prints "[LEVEL] message"
@@ -516,14 +521,14 @@ class SimHttpServer:
             logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
         self.started_wall = time.time()
         self.ready_wall = None
-        self._install_signal_handlers()
+        self.tm.on_first_request = self._handle_loop_started
         # engine.py starts the SubprocessWatchdog once every rank has loaded;
-        # tokenizer_manager.py's sigterm_watchdog runs from the start.
+        # tokenizer_manager.py's sigterm_watchdog starts with the first
+        # request through the tokenizer manager (_handle_loop_started).
         self.watchdog_on = True
         self.loop.call_later(cfg.watchdog_interval, self._watch_children)
         if self.multinode and self.engine.schedulers()[0].link_fd >= 0:
             self.loop.add_reader(self.engine.schedulers()[0].link_fd, self._rank0_said)
-        self.loop.create_task(self._sigterm_watchdog())
         if args.get("skip_server_warmup", False):
             self._ready()
         else:
@@ -549,8 +554,18 @@ class SimHttpServer:
                 write_all(1, uvicorn_line(f'{peer} - "POST /generate HTTP/1.1" 200 OK').encode())
             self._ready()
 
-        self.loop.call_at(start + min(0.05, self.cfg.warmup_seconds / 2), model_info_seen)
-        self.loop.call_at(start + self.cfg.warmup_seconds, generate_done)
+        def generate_sent():
+            # The warm-up's /generate is the tokenizer manager's first
+            # request: it starts the handle loop and SGLang's SIGTERM handler.
+            self.tm.first_request()
+
+        sleep = self.cfg.warmup_sleep
+        self._warmup_started = start
+        self._warmup_timers = [
+            self.loop.call_at(start + sleep, model_info_seen),
+            self.loop.call_at(start + sleep, generate_sent),
+            self.loop.call_at(start + self.cfg.warmup_seconds, generate_done),
+        ]
 
     def _ready(self):
         if self.tm.gracefully_exit:
@@ -605,11 +620,71 @@ class SimHttpServer:
         self.loop.call_later(self.cfg.watchdog_interval, self._watch_children)
 
     def _install_signal_handlers(self):
+        # Until the first request through the tokenizer manager, SIGTERM is
+        # uvicorn's (Server.capture_signals' handle_exit).
         loop = self.loop
         if not self.cfg.ignore_sigterm:
-            loop.add_signal_handler(signal.SIGTERM, self.sigterm_handler)
+            loop.add_signal_handler(signal.SIGTERM, self.uvicorn_sigterm_handler)
         loop.add_signal_handler(signal.SIGINT, self.sigint_handler)
         loop.add_signal_handler(signal.SIGQUIT, self.sigquit_handler)
+
+    def _handle_loop_started(self):
+        """tokenizer_manager.py's auto_create_handle_loop, run by the first
+        request through the tokenizer manager (normally the warm-up's
+        /generate): SGLang's SIGTERM handler replaces uvicorn's, and the
+        sigterm_watchdog task starts."""
+        if self.uvicorn_exiting:
+            return
+        if not self.cfg.ignore_sigterm:
+            self.loop.add_signal_handler(signal.SIGTERM, self.sigterm_handler)
+        self.loop.create_task(self._sigterm_watchdog())
+
+    def uvicorn_sigterm_handler(self):
+        """uvicorn's handle_exit before SGLang's handler exists: stop
+        accepting, wait for open requests, then the lifespan's shutdown
+        joins the warm-up thread. That thread's /model_info is refused from
+        now on, so it retries once a second for 120 s from its start, logs
+        "Initialization failed" and kills the tree, the server included
+        (137). A second SIGTERM changes nothing (only a second SIGINT forces
+        uvicorn out)."""
+        if self.uvicorn_exiting:
+            return
+        self.uvicorn_exiting = True
+        self.closing = True
+        for h in getattr(self, "_warmup_timers", ()):
+            h.cancel()
+        if self.server is not None:
+            self.server.close()
+        logger.raw(uvicorn_line("Shutting down"))
+        for conn in list(self.conns):
+            if not conn.busy:
+                conn.close()
+        self.loop.create_task(self._uvicorn_shutdown())
+
+    async def _uvicorn_shutdown(self):
+        while any(c.busy for c in self.conns):
+            await asyncio.sleep(POLL_SECONDS)
+        logger.raw(uvicorn_line("Waiting for application shutdown."))
+        started = getattr(self, "_warmup_started", None)
+        if started is None:  # --skip-server-warmup: no thread to join
+            logger.raw(uvicorn_line("Application shutdown complete."))
+            logger.raw(uvicorn_line(f"Finished server process [{os.getpid()}]"))
+            self.engine.kill_children()
+            flush_std()
+            os._exit(0)
+        delay = started + self.cfg.warmup_give_up - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        host = self.args.get("host", "127.0.0.1")
+        logger.error(
+            "Initialization failed. warmup error: Traceback (most recent call last):\n"
+            f"requests.exceptions.ConnectionError: HTTPConnectionPool(host='{host}', port={self.server.port}): "
+            "Max retries exceeded with url: /model_info (Caused by NewConnectionError("
+            "'Failed to establish a new connection: [Errno 111] Connection refused'))"
+        )
+        flush_std()
+        self.watchdog_on = False
+        self.engine.kill_tree(include_parent=True)
 
     def sigterm_handler(self):
         # tokenizer_manager.py SignalHandler.sigterm_handler: only a flag;

@@ -345,11 +345,22 @@ class TokenizerManager:
         self.decode_log_period = max(0.05, interval * max(self.itl, 0.001))
         self._decode_log_handle = None
         self._prefill = None  # (requests, tokens) arrived in this loop iteration
+        self.handle_loop_started = False
+        self.on_first_request = None
 
     def at(self, when, fn):
         self.clock.at(when, Call(fn))
 
+    def first_request(self):
+        """auto_create_handle_loop: the first request through the tokenizer
+        manager starts its handle loop (and SGLang's SIGTERM handler)."""
+        if not self.handle_loop_started:
+            self.handle_loop_started = True
+            if self.on_first_request is not None:
+                self.on_first_request()
+
     def submit(self, req):
+        self.first_request()
         self.prompt_tokens_total += req.prompt_tokens
         # SGLang logs one line per prefill batch: everything that arrived
         # together is one batch.
