@@ -274,8 +274,9 @@ class SimHttpServer:
             },
             "effective_max_running_requests_per_dp": self.engine.facts["max_running_requests"],
         })
-        if tm.spec and tm.spec_forward_ct > 0:
-            state["avg_spec_accept_length"] = tm.spec_accept_tokens / tm.spec_forward_ct
+        avg = tm.avg_spec_accept_length()
+        if avg is not None:
+            state["avg_spec_accept_length"] = avg
         return [dict(state) for _ in range(dp)]
 
     def server_info(self, conn, headers, body, t0):
@@ -335,7 +336,7 @@ class SimHttpServer:
             )
             conn.send_response(400, b"Flush cache failed.\n", None)
             return
-        tm.spec_accept_tokens = tm.spec_forward_ct = 0
+        tm.reset_metrics()
         sched_logger.info("Cache flushed successfully!")
         conn.send_response(
             200,
@@ -455,6 +456,7 @@ class SimHttpServer:
             prompt_tokens = approx_tokens(prompt if isinstance(prompt, str) else json.dumps(prompt))
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "completions", stream, t0, n, prompt_tokens, model, include_usage)
+        req.spec_details = bool(obj.get("return_spec_tokens_details"))
         conn.current = req
         self.tm.submit(req)
 
@@ -473,6 +475,7 @@ class SimHttpServer:
         prompt_tokens = approx_tokens(text) + 3 * len(messages) + 1
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "chat", stream, t0, n, prompt_tokens, model, include_usage)
+        req.spec_details = bool(obj.get("return_spec_tokens_details"))
         opts = obj.get("stream_options")
         req.continuous_usage = isinstance(opts, dict) and bool(opts.get("continuous_usage_stats"))
         conn.current = req
