@@ -32,17 +32,17 @@ func drainSignal(sig syscall.Signal) syscall.Signal {
 // stopMessage is the line a stop request logs: what the server gets and
 // when its tree is killed; before ready, that there is nothing to drain.
 func stopMessage(why error, asked, sent syscall.Signal, grace time.Duration, loading bool) string {
-	what := signalName(sent)
+	what := signalName(sent) + " to its main process"
 	if sent == 0 {
 		what = "no signal"
 	}
 	if asked != sent && asked != 0 {
-		what = fmt.Sprintf("%s, the signal SGLang drains on, for %s", what, signalName(asked))
+		what += fmt.Sprintf(" (SGLang drains on it and has no %s handler)", signalName(asked))
 	}
 	if loading {
-		return fmt.Sprintf("%s during the load: the server is not ready, so there is nothing to drain; ending it (%s to its main process, SIGKILL to its tree after %s)", why, what, secs(grace))
+		return fmt.Sprintf("%s during the load: the server is not ready, so there is nothing to drain; ending it (%s, SIGKILL to its tree after %s)", why, what, secs(grace))
 	}
-	return fmt.Sprintf("%s: stopping the server (%s to its main process, SIGKILL to its tree after %s)", why, what, secs(grace))
+	return fmt.Sprintf("%s: stopping the server (%s, SIGKILL to its tree after %s)", why, what, secs(grace))
 }
 
 // overdueMessage is the warning when the grace period runs out.
