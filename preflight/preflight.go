@@ -107,6 +107,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		py.findings,
 		checkFlags(plan, py.args, uses, py.origin),
 		checkSGLangEnv(items, py),
+		checkHealthBypass(items),
 		nccl,
 		torch,
 		checkDropped(plan),

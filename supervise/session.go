@@ -139,7 +139,7 @@ func (s *Session) waitReady() error {
 		Notifier:       s.notify,
 		Logger:         s.log,
 		Estimate:       est,
-		Confirm:        s.confirmPort,
+		Confirm:        s.confirmReady,
 	}
 	if obs := s.opts.Observer; obs != nil {
 		gate.OnProbe = func(c health.Check) { obs.Probe(ProbeReadiness, c) }

@@ -17,7 +17,8 @@ sleep(1) and a check for output every second, up to SGLANG_HEALTH_CHECK_TIMEOUT
 about a second (SGLANG_SIM_HEALTH_POLL_SECONDS scales the step). While the
 ranks are hung (SGLANG_SIM_HANG_AFTER_READY) no output comes.
 SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION=0 makes /health answer 200 without
-generating. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity and unused.
+generating; SGLANG_DIAG_BYPASS_HEALTH_GENERATE=1 makes /health and
+/health_generate answer 200 without generating, hung ranks or not. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity and unused.
 Under --enable-http2 the server logs the embedded Granian server's lines
 instead of uvicorn's (and still speaks HTTP/1.1, as Granian's auto mode does).
 
@@ -223,6 +224,10 @@ class SimHttpServer:
             conn.send_response(503)
             return
         if not envs.SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION.get() and conn.path == "/health":
+            conn.send_response(200)
+            return
+        if envs.SGLANG_DIAG_BYPASS_HEALTH_GENERATE.get():
+            # Forced success, /health_generate too: hides hung ranks.
             conn.send_response(200)
             return
         conn.current = _HealthCheck(self, conn)
