@@ -278,8 +278,8 @@ func (r *run) runLaunched() error {
 		case <-r.runCtx.Done():
 		}
 	}
-	status, _ := srv.Stop(r.stopCtx)
-	s.Stop = "stopped by sglaunch: " + status.String()
+	status, stopErr := srv.Stop(r.stopCtx)
+	s.Stop = stopText(status, stopErr)
 	return r.finish(runErr)
 }
 

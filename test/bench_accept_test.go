@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,63 @@ bench:
 				t.Errorf("%s round %d: accept length %v, want %v", want.name, j, r.AcceptLength, want.accept)
 			}
 		}
+	}
+}
+
+// TestBenchPhasesFromStartupTime: the load's phase durations come from
+// SGLang's own startup_time (/server_info) when the server gives it, and
+// bench show says so; the log's phases stay beside them, in time order
+// (issue 20, item 8).
+func TestBenchPhasesFromStartupTime(t *testing.T) {
+	e := newEnv(t)
+	simProfile(t, e, "phases", fastSim, `bench:
+  workloads:
+    - {name: gen, input_len: 8, output_len: 4, concurrency: 1, requests: 1}
+`)
+	p := e.Start("bench", "--profile", "phases")
+	if code := p.Wait(t, benchBound); code != 0 {
+		t.Fatalf("bench: exit %d\n%s\n%s", code, p.Stdout(), p.Stderr())
+	}
+	files, _ := filepath.Glob(filepath.Join(e.Vars["SGLAUNCH_STATE_DIR"], "records", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("got %d records, want 1", len(files))
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		ID     string `json:"id"`
+		Server struct {
+			Phases []struct {
+				At float64 `json:"at_s"`
+			} `json:"phases"`
+			StartupTime *struct {
+				From       string             `json:"from"`
+				LoadWeight float64            `json:"load_weight_s"`
+				KV         float64            `json:"kv_cache_allocation_s"`
+				CUDAGraph  map[string]float64 `json:"cuda_graph_s"`
+			} `json:"startup_time"`
+		} `json:"server"`
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	st := rec.Server.StartupTime
+	// The sim's load (0.5 s) puts 55 % in the weights, 2 % in the KV
+	// cache, 9 % and 24 % in the prefill and decode captures.
+	if st == nil || st.From != "/server_info" || math.Abs(st.LoadWeight-0.275) > 1e-9 || math.Abs(st.KV-0.01) > 1e-9 ||
+		math.Abs(st.CUDAGraph["prefill"]-0.045) > 1e-9 || math.Abs(st.CUDAGraph["decode"]-0.12) > 1e-9 {
+		t.Errorf("startup_time: %+v", st)
+	}
+	for i := 1; i < len(rec.Server.Phases); i++ {
+		if rec.Server.Phases[i].At < rec.Server.Phases[i-1].At {
+			t.Errorf("phases out of time order: %+v", rec.Server.Phases)
+		}
+	}
+	stdout, stderr, code := e.Run("bench", "show", rec.ID)
+	if code != 0 || !strings.Contains(stdout, "load phases") || !strings.Contains(stdout, "from SGLang's startup_time (/server_info)") ||
+		!strings.Contains(stdout, "drained and ended its own tree") {
+		t.Errorf("bench show: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

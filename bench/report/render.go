@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -199,8 +200,12 @@ func WriteShow(w io.Writer, r *bench.Record) error {
 	h := r.Host
 	fmt.Fprintf(tw, "host\t%s: %s, %d CPUs, %.1f GiB; GPUs: %s\n", h.Hostname, orDash(h.CPU), h.CPUs, h.MemoryGiB, h.GPUSummary())
 	if s := r.Server; s != nil {
+		// In the order they happened, also for records written before
+		// phases were kept in that order.
+		ordered := slices.Clone(s.Phases)
+		sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].At < ordered[j].At })
 		var phases []string
-		for _, p := range s.Phases {
+		for _, p := range ordered {
 			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At.Seconds()))
 		}
 		if !s.ReadyAt.IsZero() {
@@ -209,6 +214,13 @@ func WriteShow(w io.Writer, r *bench.Record) error {
 				line += " (" + strings.Join(phases, ", ") + ")"
 			}
 			fmt.Fprintf(tw, "load time\t%s\n", line)
+		}
+		if spans, from := s.Breakdown(); len(spans) > 0 {
+			var parts []string
+			for _, sp := range spans {
+				parts = append(parts, fmt.Sprintf("%s %.1fs", sp.Name, sp.Seconds))
+			}
+			fmt.Fprintf(tw, "load phases\t%s (from %s)\n", strings.Join(parts, ", "), from)
 		}
 		if s.Stop != "" {
 			fmt.Fprintf(tw, "stop\t%s\n", s.Stop)

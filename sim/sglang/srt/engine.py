@@ -199,6 +199,7 @@ class Engine:
         self.cfg = cfg
         self.children = []  # the workers the server tracks and kills
         self.escaped = None  # SGLANG_SIM_SETSID_WORKER's worker, deliberately untracked
+        self.startup_time = None  # SGLang's startup_time, once every rank has loaded (rank 0 only)
         self.escaped_pid = None
         self.crash_mode = cfg.crash_during_load is not None
         self.facts = model_facts(server_args)
@@ -338,6 +339,13 @@ class Engine:
             self.children.remove(esc)
             self.escaped, self.escaped_pid = esc, esc.pid
         self._wait_ready(self.children + ([self.escaped] if self.escaped else []))
+        if self.node_rank == 0:
+            from sglang.srt import startup_time
+
+            e2e = time.monotonic() - t0
+            self.startup_time = startup_time.build(
+                args, cfg, e2e, e2e, _prefill_graph_backend(args), _cuda_graph_disabled(args))
+            logger.info(startup_time.log_line(self.startup_time))
 
     def _wait_ready(self, children):
         pending = {c.ready_fd: c for c in children if c.ready_fd >= 0}

@@ -296,6 +296,7 @@ class SimHttpServer:
                 "max_req_input_len": self.engine.facts["max_req_input_len"],
             }
         )
+        info["startup_time"] = getattr(self.engine, "startup_time", None)
         info["internal_states"] = self._internal_states()
         info["version"] = __version__
         info["kv_events"] = None
@@ -380,6 +381,11 @@ class SimHttpServer:
             "# TYPE sglang:num_requests_total counter",
             f"sglang:num_requests_total{{{labels}}} {self.tm.requests_done}.0",
         ]
+        st = getattr(self.engine, "startup_time", None)
+        if st:
+            from sglang.srt import startup_time
+
+            lines += startup_time.gauges(st, labels)
         conn.send_response(200, ("\n".join(lines) + "\n").encode(), "text/plain; version=0.0.4; charset=utf-8")
 
     # -- generation ------------------------------------------------------------
