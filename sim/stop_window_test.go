@@ -58,3 +58,21 @@ func TestSIGTERMBeforeFirstRequestIsUvicorns(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyEndpoint: /ready (newer SGLang, PR #37488) generates nothing:
+// 200 once up, 503 while starting or draining.
+func TestReadyEndpoint(t *testing.T) {
+	t.Parallel()
+	p := startSim(t, []string{"SGLANG_SIM_DRAIN_POLL_SECONDS=30"})
+	p.waitReady()
+	if code, _ := get(t, p.url("/ready")); code != 200 {
+		t.Errorf("/ready when up: got %d, want 200", code)
+	}
+	p.signal(syscall.SIGTERM)
+	if !p.stderr.waitFor("Draining requests", startTimeout) {
+		t.Fatal("no drain")
+	}
+	if code, _ := get(t, p.url("/ready")); code != 503 {
+		t.Errorf("/ready while draining: got %d, want 503", code)
+	}
+}

@@ -33,16 +33,14 @@ func (s *Session) healthBypasses() []health.Bypass {
 }
 
 // confirmReady accepts a 200 from /health once it came from this
-// server (confirmPort) and, when a setting lets /health answer without
-// generating, once a one-token /generate of sglaunch's own returned a
-// token: a bypassed /health proves nothing.
+// server (confirmPort), once /ready agrees where the installed SGLang has
+// it (newer SGLang: no generation, 503 while paused or draining), and,
+// when a setting lets /health answer without generating, once a
+// one-token /generate of sglaunch's own returned a token: a bypassed
+// /health proves nothing.
 func (s *Session) confirmReady() error {
 	if err := s.confirmPort(); err != nil {
 		return err
-	}
-	by := s.healthBypasses()
-	if len(by) == 0 {
-		return nil
 	}
 	timeout := s.plan.Health.RequestTimeout
 	if timeout <= 0 || timeout > generationTimeout {
@@ -50,6 +48,13 @@ func (s *Session) confirmReady() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	if err := readyEndpoint(ctx, s.plan.BaseURL()); err != nil {
+		return err
+	}
+	by := s.healthBypasses()
+	if len(by) == 0 {
+		return nil
+	}
 	if err := generateOne(ctx, s.plan.BaseURL(), s.plan.APIKey()); err != nil {
 		return fmt.Errorf("%w: under %s=%s /health proves no generation, and a one-token /generate failed: %v", health.ErrNotYet, by[0].Name, by[0].Value, err)
 	}
@@ -88,4 +93,28 @@ func generateOne(ctx context.Context, baseURL, apiKey string) error {
 		return fmt.Errorf("no token generated")
 	}
 	return nil
+}
+
+// readyEndpoint asks /ready, which SGLang exempts from auth: nil when it
+// answers 200 or the server has no /ready (404, 405: an older SGLang);
+// ErrNotYet when it says 503 (starting, paused or draining) or does not
+// answer.
+func readyEndpoint(ctx context.Context, baseURL string) error {
+	c := sglangapi.New(baseURL, sglangapi.Options{})
+	defer c.Close()
+	req, err := c.NewRequest(ctx, http.MethodGet, "/ready", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: /ready: %v", health.ErrNotYet, err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return nil
+	}
+	return fmt.Errorf("%w: /health answered 200 but /ready answers %d (starting, paused or draining)", health.ErrNotYet, resp.StatusCode)
 }

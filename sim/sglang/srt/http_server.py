@@ -126,6 +126,7 @@ class SimHttpServer:
         self.routes = {
             "/health": (("GET",), self.health),
             "/health_generate": (("GET",), self.health),
+            "/ready": (("GET",), self.ready),
             "/model_info": (("GET",), self.model_info),
             "/get_model_info": (("GET",), self.get_model_info),
             "/server_info": (("GET",), self.server_info),
@@ -231,6 +232,16 @@ class SimHttpServer:
             conn.send_response(200)
             return
         conn.current = _HealthCheck(self, conn)
+
+    def ready(self, conn, headers, body, t0):
+        """/ready of newer SGLang (PR #37488): no generation; 200 once the
+        server is up, 503 while starting, draining (or paused, which the
+        sim does not model)."""
+        tm = self.tm
+        if tm.gracefully_exit or tm.server_status != "Up":
+            conn.send_response(503)
+            return
+        conn.send_response(200)
 
     # -- introspection    # -- introspection ---------------------------------------------------------
 
