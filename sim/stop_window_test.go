@@ -76,3 +76,22 @@ func TestReadyEndpoint(t *testing.T) {
 		t.Errorf("/ready while draining: got %d, want 503", code)
 	}
 }
+
+// TestSIGINTBeforeWarmupWaitsForIt: uvicorn's SIGINT shutdown also joins
+// the warm-up thread; before the warm-up's /generate that thread retries
+// a refused /model_info until it gives up and kills the tree (137).
+func TestSIGINTBeforeWarmupWaitsForIt(t *testing.T) {
+	t.Parallel()
+	p := startSim(t, []string{"SGLANG_SIM_WARMUP_SECONDS=30", "SGLANG_SIM_WARMUP_SLEEP_SECONDS=20",
+		"SGLANG_SIM_WARMUP_GIVE_UP_SECONDS=1.5"})
+	if !p.stderr.waitFor("Uvicorn running on", startTimeout) {
+		t.Fatal("the port was never bound")
+	}
+	p.signal(syscall.SIGINT)
+	if ws := p.waitExit(); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("exit %v, want killed by SIGKILL (137) when the warm-up gives up", ws)
+	}
+	if !strings.Contains(p.stderr.String(), "Initialization failed. warmup error") {
+		t.Errorf("the warm-up did not give up:\n%s", tail(p.stderr.String(), 8))
+	}
+}

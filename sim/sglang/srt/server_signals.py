@@ -14,7 +14,9 @@
            SGLANG_SIM_SIGTERM_EXIT_CODE makes the drained server exit with
            that status instead.
   SIGINT   uvicorn's graceful shutdown: stop accepting, drain, kill the
-           workers, exit 0. A second SIGINT exits at once.
+           workers, exit 0; before the warm-up's /generate the lifespan's
+           shutdown waits for the warm-up thread to give up, as under
+           SIGTERM (137). A second SIGINT exits at once.
   SIGQUIT  log, kill the whole tree at once, SIGKILL itself (137).
 """
 
@@ -85,6 +87,13 @@ class ServerSignals:
             self.engine.kill_children()
             flush_std()
             os._exit(0)
+        await self._warmup_gives_up(started)
+
+    async def _warmup_gives_up(self, started):
+        """The warm-up thread, whose /model_info is refused once uvicorn
+        stopped accepting: 120 tries a second apart from its start, then
+        "Initialization failed" and the tree killed (137); the lifespan's
+        shutdown waits for it."""
         delay = started + self.cfg.warmup_give_up - time.monotonic()
         if delay > 0:
             await asyncio.sleep(delay)
@@ -166,6 +175,19 @@ class ServerSignals:
         while any(c.busy for c in self.conns) or self.tm.rid_to_state:
             await asyncio.sleep(POLL_SECONDS)
         logger.raw(uvicorn_line("Waiting for application shutdown."))
+        # The lifespan's shutdown joins the warm-up thread: before its
+        # /generate it retries a refused /model_info until it gives up
+        # (137); with its /generate sent, it ends when that returns.
+        started = getattr(self, "_warmup_started", None)
+        if started is not None and self.tm.server_status == "Starting":
+            if not self.tm.handle_loop_started:
+                for h in getattr(self, "_warmup_timers", ()):
+                    h.cancel()
+                await self._warmup_gives_up(started)
+                return
+            delay = started + self.cfg.warmup_seconds - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
         logger.raw(uvicorn_line("Application shutdown complete."))
         logger.raw(uvicorn_line(f"Finished server process [{os.getpid()}]"))
         self.engine.kill_children()
