@@ -9,7 +9,8 @@
 // keep-running, stop, save, signals on a channel) and the Runner that
 // drives the load generator (package loadgen) or runs an external
 // command workload in its own process group. Each round of a level starts
-// with POST /flush_cache and ends with the server's accept length. Each
+// with POST /flush_cache and ends with its accept length: its requests'
+// own (meta_info), else the server's average from /server_info. Each
 // run leaves one record: a JSON file holding the redacted plan and its
 // fingerprint, versions, host facts, the server's load time and phases
 // and speculative settings, and every workload's definition and metrics

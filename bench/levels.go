@@ -22,8 +22,8 @@ const roundStride = 1 << 32
 // runLevel runs one level into res.Levels: its rounds one after another,
 // each started by a POST /flush_cache (unless the workload turns it off:
 // the flush resets the prefix cache, so no round or level warms the next,
-// and the server's speculative-decoding totals) and followed by a read of
-// the accept length. The warm-up runs before the first round only. The
+// and the server's speculative-decoding totals) and followed by the
+// round's accept length (its requests', else the server's: accept.go). The warm-up runs before the first round only. The
 // level record pools the rounds; it is in res.Levels from the end of the
 // first round, and each round goes into it, and the record to disk, before
 // the progress line says the round is done: whatever a kill -9 cuts short,
@@ -31,17 +31,17 @@ const roundStride = 1 << 32
 func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model string, w workload.Workload, lvl loadgen.Level, prog loadgen.Observer, res *WorkloadResult) error {
 	idx := -1
 	var rounds []loadgen.LevelResult
-	var accepts []float64
+	var accepts []roundAccept
 	flushErr := ""
 	// put sets the level's record from the rounds so far and checkpoints.
 	put := func(err error) {
 		l := LevelRecord{LevelResult: loadgen.Pool(rounds, w.SLO), FlushError: flushErr}
 		l.Samples = nil
 		l.Status = levelStatus(l.LevelResult, err)
-		l.AcceptLength = levelAccept(accepts, w.Flush() && flushErr == "")
+		l.AcceptLength, l.AcceptSource, l.AcceptRequests = levelAcceptLength(accepts, w.Flush() && flushErr == "")
 		if w.RoundCount() > 1 {
 			for j, lr := range rounds {
-				l.Rounds = append(l.Rounds, RoundRecord{Started: lr.Started, Ended: lr.Ended, Metrics: lr.Metrics, AcceptLength: accepts[j]})
+				l.Rounds = append(l.Rounds, RoundRecord{Started: lr.Started, Ended: lr.Ended, Metrics: lr.Metrics, AcceptLength: accepts[j].value()})
 			}
 		}
 		if idx < 0 {
@@ -74,7 +74,7 @@ func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model str
 		// The round's accept length is read after it ends; until then it
 		// is unknown (0).
 		obs := &recordLevel{next: prog, done: func(lr loadgen.LevelResult) {
-			rounds, accepts = append(rounds, lr), append(accepts, 0)
+			rounds, accepts = append(rounds, lr), append(accepts, roundAccept{})
 			put(nil)
 		}}
 		lr, rerr := client.Run(ctx, load, lvl, obs)
@@ -83,9 +83,7 @@ func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model str
 			break
 		}
 		rounds[len(rounds)-1] = lr
-		if ctx.Err() == nil {
-			accepts[len(accepts)-1] = acceptLength(ctx, client)
-		}
+		accepts[len(accepts)-1] = newRoundAccept(ctx, client, lr)
 		if derr := r.writeDetails(w.Name, lvl, i, lr); derr != nil && rerr == nil {
 			rerr = derr
 		}

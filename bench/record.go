@@ -93,7 +93,7 @@ var metricDefinitions = map[string]string{
 	"tpot_ms":         "(e2e latency - TTFT) / (output tokens - 1), per request",
 	"e2e_latency_ms":  "time from sending the request to the end of its stream",
 	"request_goodput": "completed requests per second that met the workload's slo (every bound given), as vllm bench serve counts them",
-	"accept_length":   "the server's avg_spec_accept_length (internal_states[0] of /server_info), read after each round; since the /flush_cache that starts the round unless flush_cache is false",
+	"accept_length":   "speculative decoding's accept length: the level's requests pooled, output tokens over verify steps, from each request's meta_info (spec_verify_ct; OpenAI: sglext.spec_tokens_details), exact (accept_length_source meta_info, over accept_length_requests requests); when no request carried them, the server's avg_spec_accept_length (internal_states[0] of /server_info) read after each round (source server_info), which SGLang refreshes only every --decode-log-interval decode batches",
 }
 
 // Observed is what was seen of a server sglaunch did not start.
@@ -139,11 +139,17 @@ type LevelRecord struct {
 	// Status is ok when every request completed, partial when some
 	// failed (Errors says how).
 	Status string `json:"status"`
-	// AcceptLength is the server's avg_spec_accept_length (speculative
-	// decoding) read from /server_info after each round: the mean of the
-	// rounds' (each since its /flush_cache), or the last reading when the
-	// cache was not flushed; 0 when absent.
+	// AcceptLength is speculative decoding's accept length: the level's
+	// requests pooled (output tokens over verify steps, from each
+	// request's meta_info) when they carried the figures; else the
+	// server's avg_spec_accept_length from /server_info after each round:
+	// the mean of the rounds' (each since its /flush_cache), or the last
+	// reading when the cache was not flushed; 0 when absent.
 	AcceptLength float64 `json:"accept_length,omitempty"`
+	// AcceptSource says which: AcceptFromRequests or AcceptFromServer.
+	AcceptSource string `json:"accept_length_source,omitempty"`
+	// AcceptRequests is how many requests the pooled value covers.
+	AcceptRequests int `json:"accept_length_requests,omitempty"`
 	// FlushError says why a round's /flush_cache failed; the accept length
 	// then counts from an earlier flush or the server's start.
 	FlushError string        `json:"flush_error,omitempty"`

@@ -15,8 +15,12 @@ type Load struct {
 	ReadyAt   time.Time `json:"ready_at,omitzero"`
 	// Seconds is from start to ready.
 	Seconds float64 `json:"load_time_s"`
-	// Phases are the start-up steps with the time since start.
+	// Phases are the start-up steps with the time since start, as the
+	// log shows them, in the order they happened.
 	Phases []Phase `json:"phases,omitempty"`
+	// Official is SGLang's own account of the phases' durations
+	// (startup_time), when the server gave it; see Breakdown.
+	Official *StartupTime `json:"startup_time,omitempty"`
 }
 
 // Duration is the load time.

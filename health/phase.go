@@ -239,11 +239,17 @@ func (t *Tracker) setCurrent(p Phase) {
 // Finish stops phase detection; Observe then only notes the output time.
 func (t *Tracker) Finish() { t.done.Store(true) }
 
-// Phases returns the phases seen so far, in the order they first appeared.
+// Phases returns the phases seen so far in the order they happened: by
+// time, a step that ends at its last rank's (or last repetition's) end.
+// The order of first appearance is not that: under
+// --startup-weight-load-mode overlap the weights' end comes after the
+// captures, and with post-capture KV sizing the KV cache's too.
 func (t *Tracker) Phases() []Phase {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]Phase(nil), t.phases...)
+	out := append([]Phase(nil), t.phases...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
 }
 
 // Last returns what the load is doing now: the most recent new phase,

@@ -39,6 +39,7 @@ type Error struct {
 	Ran        bool           // the server ran and was waited for
 	Signal     string         // "SIGKILL" when the server was killed by a signal
 	DuringLoad bool           // before the server was ready
+	LoadStop   bool           // the stop was requested before the server was ready
 	StopSignal syscall.Signal // the signal a requested stop sent (0: none)
 	Escalated  bool           // sglaunch had to SIGKILL a server that did not stop
 	After      time.Duration
@@ -75,6 +76,10 @@ func (e *Error) Error() string {
 			switch {
 			case e.Escalated && e.StopSignal == syscall.SIGKILL:
 				b.WriteString(": sglaunch killed its tree at once")
+			case e.LoadStop && e.Escalated:
+				b.WriteString(": stopped during the load, with nothing to drain, so sglaunch ended its tree")
+			case e.LoadStop:
+				b.WriteString(": stopped during the load, with nothing to drain")
 			case e.Escalated:
 				b.WriteString(": it did not stop within stop_timeout and sglaunch killed it")
 			case errors.Is(e.Reason, ErrInterrupted) && e.StopSignal != 0 && e.StopSignal != syscall.SIGKILL:
@@ -121,7 +126,7 @@ func StoppedBySignal(err error) (syscall.Signal, bool) {
 		return 0, false
 	}
 	n := e.StopSignal
-	if e.end.signal == n || (e.end.signal == syscall.SIGKILL && n != syscall.SIGKILL) {
+	if e.end.signal == n || e.end.signal == drainSignal(n) || (e.end.signal == syscall.SIGKILL && n != syscall.SIGKILL) {
 		return n, true
 	}
 	return 0, false

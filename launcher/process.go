@@ -44,7 +44,8 @@ type Process struct {
 
 	mu         sync.Mutex
 	stopReason error          // why the first stop was requested
-	stopSignal syscall.Signal // the signal the first stop request sent
+	stopSignal syscall.Signal // the signal the first stop request asked for
+	loadStop   bool           // the first stop came before the server was ready
 	grace      time.Duration  // how long the first stop waits before SIGKILL
 	escalated  bool           // sglaunch SIGKILLed a server that did not stop
 	stopping   chan struct{}  // closed on the first stop request
@@ -194,7 +195,7 @@ func (s *Process) watch() {
 			if grace == 0 {
 				break
 			}
-			s.log.Warn(fmt.Sprintf("server still running %s after the stop signal (stop_timeout); killing it", secs(grace)))
+			s.log.Warn(s.overdueMessage(grace))
 		}
 	}
 	s.onStopping("stopping")
@@ -278,14 +279,24 @@ func (s *Process) RequestStopWithin(why error, sig syscall.Signal, grace time.Du
 	s.requestStop(why, sig, grace)
 }
 
-// requestStop is RequestStop with a grace period (negative: the plan's).
+// requestStop is RequestStop with a grace period (negative: the plan's,
+// or loadStopGrace before the server is ready). The signal the server
+// gets is the one SGLang drains on for sig (drainSignal); the stop is
+// recorded as sig, so that sglaunch ends by the signal it received.
 func (s *Process) requestStop(why error, sig syscall.Signal, grace time.Duration) {
+	sent := drainSignal(sig)
 	s.mu.Lock()
 	first := s.stopReason == nil && !s.proc.done()
+	loading := false
 	if first {
 		s.stopReason, s.stopSignal = why, sig
-		if grace >= 0 {
+		loading = !s.isReady.Load() && grace < 0 && sig != syscall.SIGKILL
+		s.loadStop = loading
+		switch {
+		case grace >= 0:
 			s.grace = grace
+		case loading:
+			s.grace = min(s.grace, loadStopGrace)
 		}
 		grace = s.grace
 		close(s.stopping)
@@ -293,11 +304,11 @@ func (s *Process) requestStop(why error, sig syscall.Signal, grace time.Duration
 	s.mu.Unlock()
 	if first {
 		s.onStopping("stopping: " + why.Error())
-		s.log.Info(fmt.Sprintf("%s: stopping the server (%s to its main process, SIGKILL to its tree after %s)", why, signalName(sig), secs(grace)))
+		s.log.Info(stopMessage(why, sig, sent, grace, loading))
 	}
-	if sig != 0 {
-		if err := s.proc.signalMain(sig); err != nil {
-			s.log.Warn(fmt.Sprintf("cannot send %s to the server: %v", signalName(sig), err))
+	if sent != 0 {
+		if err := s.proc.signalMain(sent); err != nil {
+			s.log.Warn(fmt.Sprintf("cannot send %s to the server: %v", signalName(sent), err))
 		}
 	}
 }
@@ -386,6 +397,7 @@ func (s *Process) Err() error {
 func (s *Process) result() error {
 	s.mu.Lock()
 	why, end, endedAt, stopSig, escalated := s.stopReason, s.end, s.endedAt, s.stopSignal, s.escalated
+	loadStop := s.loadStop
 	s.mu.Unlock()
 	e := &Error{
 		Reason:     why,
@@ -394,6 +406,7 @@ func (s *Process) result() error {
 		Status:     end.status,
 		Ran:        true,
 		DuringLoad: !s.isReady.Load(),
+		LoadStop:   loadStop,
 		After:      endedAt.Sub(s.startedAt),
 		Tail:       s.out.tail.Lines(tailLines),
 		end:        end,

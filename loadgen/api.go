@@ -62,7 +62,9 @@ type Prompt struct {
 
 // body builds the request body for one request. Chat asks for usage on
 // every chunk (continuous_usage_stats, which SGLang honours), so that a
-// chunk carrying several tokens is counted as such.
+// chunk carrying several tokens is counted as such, and for SGLang's
+// per-request speculative decoding figures (return_spec_tokens_details;
+// a server without them ignores the field).
 func body(api API, model string, p Prompt, outputLen int, rng *rand.Rand) []byte {
 	b := make([]byte, 0, 64+max(p.InputLen*6, len(p.Text)+len(p.Text)/8))
 	if api == Chat {
@@ -86,7 +88,7 @@ func body(api API, model string, p Prompt, outputLen int, rng *rand.Rand) []byte
 		}
 		b = append(b, `}],"max_tokens":`...)
 		b = strconv.AppendInt(b, int64(outputLen), 10)
-		b = append(b, `,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`...)
+		b = append(b, `,"temperature":0,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true},"return_spec_tokens_details":true}`...)
 		return b
 	}
 	if p.Text != "" {
@@ -225,6 +227,8 @@ func (st *stream) generateChunk(data []byte, at time.Time) error {
 					completion, bad = scanInt(v)
 				case "prompt_tokens":
 					prompt, bad = scanInt(v)
+				default:
+					bad = st.specMember(k, v)
 				}
 				return bad == nil
 			})
@@ -274,6 +278,9 @@ type chatChunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
+	Sglext *struct {
+		SpecTokensDetails json.RawMessage `json:"spec_tokens_details"`
+	} `json:"sglext"`
 }
 
 // chatChunk reads one /v1/chat/completions event. A chunk with content
@@ -315,6 +322,9 @@ func (st *stream) chatChunk(data []byte, at time.Time) error {
 		}
 		st.tokens(at, total)
 		st.s.OutputTokens = total
+	}
+	if c.Sglext != nil {
+		st.chatSpec(c.Sglext.SpecTokensDetails)
 	}
 	if c.Usage != nil && len(c.Choices) == 0 {
 		st.s.OutputTokens = c.Usage.CompletionTokens

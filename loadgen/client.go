@@ -51,6 +51,9 @@ type Sample struct {
 	TokensEstimated bool
 	// Index numbers the request within its level, warm-up excluded.
 	Index int
+	// Spec is the server's speculative decoding figures for the request
+	// (see spec.go); zero when it sent none.
+	Spec Spec
 }
 
 // Client sends load to one server.

@@ -8,9 +8,6 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// CheckHealth is the readiness probe's timing against SGLang's own.
-const CheckHealth = "health"
-
 // sglangHealthWait is how long SGLang's /health takes at the least: it
 // sends a one-token generation, sleeps 1 s, then checks that the token
 // came (health_generate in srt/entrypoints/http_server.py).

@@ -108,6 +108,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkFlags(plan, py.args, uses, py.origin),
 		checkRepeats(plan),
 		checkSGLangEnv(items, py),
+		checkHealthBypass(items),
 		nccl,
 		torch,
 		checkDropped(plan),

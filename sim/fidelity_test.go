@@ -263,12 +263,14 @@ func TestHealthSleepsBeforeItsCheck(t *testing.T) {
 
 // TestSpeculativeChunksAndAcceptLength: under --speculative-algorithm each
 // decode step streams its accepted tokens in one chunk; completion_tokens
-// counts tokens; avg_spec_accept_length reflects the accept length; a
-// /flush_cache when idle resets it.
+// counts tokens; the spec_* fields come on the last chunk only;
+// avg_spec_accept_length reflects the accept length once
+// --decode-log-interval decode batches (3 here) have run; a /flush_cache
+// when idle resets it.
 func TestSpeculativeChunksAndAcceptLength(t *testing.T) {
 	t.Parallel()
 	p := startSim(t, []string{"SGLANG_SIM_ACCEPT_LENGTH=3", "SGLANG_SIM_ITL_MS=2", "SGLANG_SIM_TTFT_MS=5"},
-		"--speculative-algorithm", "EAGLE3", "--speculative-num-draft-tokens", "4")
+		"--speculative-algorithm", "EAGLE3", "--speculative-num-draft-tokens", "4", "--decode-log-interval", "3")
 	p.waitReady()
 	accept := func() (float64, bool) {
 		_, body := get(t, p.url("/server_info"))
@@ -299,6 +301,9 @@ func TestSpeculativeChunksAndAcceptLength(t *testing.T) {
 			t.Fatal(err)
 		}
 		counts = append(counts, int(ev.Meta["completion_tokens"].(float64)))
+		if _, ok := ev.Meta["spec_verify_ct"]; ok && ev.Meta["finish_reason"] == nil {
+			t.Errorf("spec_verify_ct on an unfinished chunk: SGLang adds the spec fields when the request finishes: %s", e)
+		}
 		last = ev.Meta
 	}
 	if want := []int{1, 4, 7, 10}; !slices.Equal(counts, want) {

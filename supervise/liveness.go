@@ -57,8 +57,9 @@ func (s *Session) Supervise(ctx context.Context) error {
 	}
 	<-s.Done()
 	s.reportExit()
-	s.tellGroup(s.Err())
-	return s.groupOutcome(s.Err())
+	err := s.workerEnd(s.Err())
+	s.tellGroup(err)
+	return s.groupOutcome(err)
 }
 
 // onCheck acts on one liveness probe; the probes are reported one at a

@@ -142,7 +142,7 @@ func (s *Session) waitReady() error {
 		Notifier:       s.notify,
 		Logger:         s.log,
 		Estimate:       est,
-		Confirm:        s.confirmPort,
+		Confirm:        s.confirmReady,
 	}
 	if obs := s.opts.Observer; obs != nil {
 		gate.OnProbe = func(c health.Check) { obs.Probe(ProbeReadiness, c) }
@@ -175,6 +175,7 @@ func (s *Session) waitReady() error {
 	s.tracker.Finish()
 	s.ready = health.Load{StartedAt: s.StartedAt(), ReadyAt: at, Phases: s.tracker.Phases()}
 	s.ready.Seconds = s.ready.Duration().Seconds()
+	s.ready.Official = s.officialStartup()
 	s.SetReady()
 	// The runtime state says "ready" before anyone is told so: whoever
 	// READY=1 or the healthy line wakes can verify the server at once.

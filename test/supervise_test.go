@@ -476,6 +476,19 @@ func TestServeJSONLogs(t *testing.T) {
 // which drains: the stream completes and the exit line says so.
 func TestStopDrainsInFlightStream(t *testing.T) {
 	t.Parallel()
+	stopDrainsInFlightStream(t, syscall.SIGTERM)
+}
+
+// TestSIGHUPDrainsInFlightStream pins issue 20's fourth defect: sglaunch
+// documents SIGHUP as a stop like SIGTERM but passed SIGHUP on, and SGLang
+// has no SIGHUP handler: its main process died at once and the stream was
+// cut. The server now gets SIGTERM, the signal it drains on.
+func TestSIGHUPDrainsInFlightStream(t *testing.T) {
+	t.Parallel()
+	stopDrainsInFlightStream(t, syscall.SIGHUP)
+}
+
+func stopDrainsInFlightStream(t *testing.T, sig syscall.Signal) {
 	e := newEnv(t)
 	port := simProfile(t, e, "drain", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_TTFT_MS": "50", "SGLANG_SIM_ITL_MS": "10"}, "")
 	p := e.Start("serve", "--profile", "drain")
@@ -505,7 +518,7 @@ func TestStopDrainsInFlightStream(t *testing.T) {
 			last = ev.Meta.Completion
 		}
 		if seen++; seen == 20 {
-			_ = p.Cmd.Process.Signal(syscall.SIGTERM)
+			_ = p.Cmd.Process.Signal(sig)
 		}
 	}
 	if last != tokens {

@@ -201,11 +201,11 @@ func WriteShow(w io.Writer, r *bench.Record) error {
 	h := r.Host
 	fmt.Fprintf(tw, "host\t%s: %s, %d CPUs, %.1f GiB; GPUs: %s\n", h.Hostname, orDash(h.CPU), h.CPUs, h.MemoryGiB, h.GPUSummary())
 	if s := r.Server; s != nil {
-		var phases []string
-		// In the order they happened: the record keeps them as they were
-		// recognised, which is not always that order (issue 24).
+		// In the order they happened, also for records written before
+		// phases were kept in that order (issue 24).
 		ordered := slices.Clone(s.Phases)
 		slices.SortStableFunc(ordered, func(a, b health.Phase) int { return cmp.Compare(a.At, b.At) })
+		var phases []string
 		for _, p := range ordered {
 			phases = append(phases, fmt.Sprintf("%s %.1fs", p.Name, p.At.Seconds()))
 		}
@@ -215,6 +215,13 @@ func WriteShow(w io.Writer, r *bench.Record) error {
 				line += " (" + strings.Join(phases, ", ") + ")"
 			}
 			fmt.Fprintf(tw, "load time\t%s\n", line)
+		}
+		if spans, from := s.Breakdown(); len(spans) > 0 {
+			var parts []string
+			for _, sp := range spans {
+				parts = append(parts, fmt.Sprintf("%s %.1fs", sp.Name, sp.Seconds))
+			}
+			fmt.Fprintf(tw, "load phases\t%s (from %s)\n", strings.Join(parts, ", "), from)
 		}
 		if s.Stop != "" {
 			fmt.Fprintf(tw, "stop\t%s\n", s.Stop)

@@ -189,6 +189,7 @@ class Engine:
         self.cfg = cfg
         self.children = []  # the workers the server tracks and kills
         self.escaped = None  # SGLANG_SIM_SETSID_WORKER's worker, deliberately untracked
+        self.startup_time = None  # SGLang's startup_time, once every rank has loaded (rank 0 only)
         self.escaped_pid = None
         self.crash_mode = cfg.crash_during_load is not None
         self.facts = model_facts(server_args)
@@ -340,6 +341,13 @@ class Engine:
             self.children.remove(daemon)
             untracked.append(daemon)
         self._wait_ready(self.children + untracked)
+        if self.node_rank == 0:
+            from sglang.srt import startup_time
+
+            e2e = time.monotonic() - t0
+            self.startup_time = startup_time.build(
+                args, cfg, e2e, e2e, _prefill_graph_backend(args), _cuda_graph_disabled(args))
+            logger.info(startup_time.log_line(self.startup_time))
 
     def _wait_ready(self, children):
         pending = {c.ready_fd: c for c in children if c.ready_fd >= 0}

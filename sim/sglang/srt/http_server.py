@@ -17,7 +17,8 @@ sleep(1) and a check for output every second, up to SGLANG_HEALTH_CHECK_TIMEOUT
 about a second (SGLANG_SIM_HEALTH_POLL_SECONDS scales the step). While the
 ranks are hung (SGLANG_SIM_HANG_AFTER_READY) no output comes.
 SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION=0 makes /health answer 200 without
-generating. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity and unused.
+generating; SGLANG_DIAG_BYPASS_HEALTH_GENERATE=1 makes /health and
+/health_generate answer 200 without generating, hung ranks or not. SGLANG_WAIT_WEIGHTS_READY_TIMEOUT is read for parity and unused.
 Under --enable-http2 the server logs the embedded Granian server's lines
 instead of uvicorn's (and still speaks HTTP/1.1, as Granian's auto mode does).
 
@@ -25,18 +26,7 @@ The main process watches its workers as utils/watchdog.py's
 SubprocessWatchdog does: once a second, a worker that exited non-zero makes it
 send itself SIGQUIT.
 
-Signals, as SGLang handles them once serving:
-  SIGTERM  (tokenizer_manager.py) /health turns 503 at once; the drain checks
-           at the next 5 s tick, then every 5 s while requests remain, then
-           sends the schedulers ShutdownReq, waits up to 15 s for them, and
-           kills its tree, itself included: exit status 137. The ranks have
-           no SIGTERM handler, so a SIGTERM to the whole process group kills
-           them at once, the watchdog sees it, and SIGQUIT cuts the requests.
-           SGLANG_SIM_SIGTERM_EXIT_CODE makes the drained server exit with
-           that status instead.
-  SIGINT   uvicorn's graceful shutdown: stop accepting, drain, kill the
-           workers, exit 0. A second SIGINT exits at once.
-  SIGQUIT  log, kill the whole tree at once, SIGKILL itself (137).
+Signals, as SGLang handles them once serving: server_signals.py.
 """
 
 import asyncio
@@ -51,6 +41,7 @@ from sglang.srt import metrics_collector
 from sglang.srt.engine import calculate_rank_ranges
 from sglang.srt.environ import envs
 from sglang.srt.http_conn import REASONS, Listener
+from sglang.srt.server_signals import ServerSignals
 from sglang.srt.sim_hooks import stamp
 from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_tokens
 from sglang.srt.utils import (
@@ -68,9 +59,6 @@ from sglang.version import __version__
 
 HEALTH_CHECK_TIMEOUT = int(os.getenv("SGLANG_HEALTH_CHECK_TIMEOUT", 20))
 WAIT_WEIGHTS_READY_TIMEOUT = int(os.getenv("SGLANG_WAIT_WEIGHTS_READY_TIMEOUT", 120))
-
-
-POLL_SECONDS = 0.02  # how often uvicorn's SIGINT shutdown checks for open connections
 
 
 def _error(message, status=400):
@@ -101,7 +89,7 @@ def _int_field(obj, name, default):
     return value
 
 
-class SimHttpServer:
+class SimHttpServer(ServerSignals):
     def __init__(self, server_args, cfg, engine, loop):
         self.args = server_args
         self.cfg = cfg
@@ -111,6 +99,7 @@ class SimHttpServer:
         self.conns = set()
         self.closing = False
         self.sigint_count = 0
+        self.uvicorn_exiting = False  # uvicorn's SIGTERM shutdown, before SGLang's handler
         self.server = None
         self.keep_alive_timeout = envs.SGLANG_TIMEOUT_KEEP_ALIVE.get()
         level = (server_args.get("log_level_http") or server_args.get("log_level") or "info").lower()
@@ -126,6 +115,7 @@ class SimHttpServer:
         self.routes = {
             "/health": (("GET",), self.health),
             "/health_generate": (("GET",), self.health),
+            "/ready": (("GET",), self.ready),
             "/model_info": (("GET",), self.model_info),
             "/get_model_info": (("GET",), self.get_model_info),
             "/server_info": (("GET",), self.server_info),
@@ -226,7 +216,21 @@ class SimHttpServer:
         if not envs.SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION.get() and conn.path == "/health":
             conn.send_response(200)
             return
+        if envs.SGLANG_DIAG_BYPASS_HEALTH_GENERATE.get():
+            # Forced success, /health_generate too: hides hung ranks.
+            conn.send_response(200)
+            return
         conn.current = _HealthCheck(self, conn)
+
+    def ready(self, conn, headers, body, t0):
+        """/ready of newer SGLang (PR #37488): no generation; 200 once the
+        server is up, 503 while starting, draining (or paused, which the
+        sim does not model)."""
+        tm = self.tm
+        if tm.gracefully_exit or tm.server_status != "Up":
+            conn.send_response(503)
+            return
+        conn.send_response(200)
 
     # -- introspection    # -- introspection ---------------------------------------------------------
 
@@ -275,11 +279,13 @@ class SimHttpServer:
             },
             "effective_max_running_requests_per_dp": self.engine.facts["max_running_requests"],
         })
-        if tm.spec and tm.spec_forward_ct > 0:
-            state["avg_spec_accept_length"] = tm.spec_accept_tokens / tm.spec_forward_ct
+        avg = tm.avg_spec_accept_length()
+        if avg is not None:
+            state["avg_spec_accept_length"] = avg
         return [dict(state) for _ in range(dp)]
 
     def server_info(self, conn, headers, body, t0):
+        self.tm.first_request()  # get_internal_state starts the handle loop
         if self.tm.hung:
             return  # the scheduler never answers get_internal_state
         info = dict(self.args.to_dict())
@@ -290,6 +296,7 @@ class SimHttpServer:
                 "max_req_input_len": self.engine.facts["max_req_input_len"],
             }
         )
+        info["startup_time"] = getattr(self.engine, "startup_time", None)
         info["internal_states"] = self._internal_states()
         info["version"] = __version__
         info["kv_events"] = None
@@ -327,6 +334,7 @@ class SimHttpServer:
         also resets its metrics, avg_spec_accept_length among them
         (scheduler.py flush_cache, metrics_reporter.reset_metrics)."""
         tm = self.tm
+        tm.first_request()  # tokenizer_control_mixin.flush_cache starts the handle loop
         if tm.rid_to_state:
             sched_logger.warning(
                 "Cache not flushed because there are pending requests. "
@@ -334,7 +342,7 @@ class SimHttpServer:
             )
             conn.send_response(400, b"Flush cache failed.\n", None)
             return
-        tm.spec_accept_tokens = tm.spec_forward_ct = 0
+        tm.reset_metrics()
         sched_logger.info("Cache flushed successfully!")
         conn.send_response(
             200,
@@ -359,6 +367,12 @@ class SimHttpServer:
             "sglang:max_total_num_tokens": self.engine.facts["max_total_num_tokens"],
         }
         lines = metrics_collector.exposition(a, pp_range, tp_range, gauges, self.tm.metrics)
+        st = getattr(self.engine, "startup_time", None)
+        if st:
+            from sglang.srt import startup_time
+
+            labels = metrics_collector._labels(metrics_collector.tokenizer_labels(self.args))
+            lines += startup_time.gauges(st, labels)
         conn.send_response(200, ("\n".join(lines) + "\n").encode(), "text/plain; version=0.0.4; charset=utf-8")
 
     # -- generation ------------------------------------------------------------
@@ -441,6 +455,7 @@ class SimHttpServer:
             prompt_tokens = approx_tokens(prompt if isinstance(prompt, str) else json.dumps(prompt))
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "completions", stream, t0, n, prompt_tokens, model, include_usage)
+        req.spec_details = bool(obj.get("return_spec_tokens_details"))
         conn.current = req
         self.tm.submit(req)
 
@@ -459,6 +474,7 @@ class SimHttpServer:
         prompt_tokens = approx_tokens(text) + 3 * len(messages) + 1
         self._check_len(prompt_tokens)
         req = GenRequest(self.tm, conn, "chat", stream, t0, n, prompt_tokens, model, include_usage)
+        req.spec_details = bool(obj.get("return_spec_tokens_details"))
         opts = obj.get("stream_options")
         req.continuous_usage = isinstance(opts, dict) and bool(opts.get("continuous_usage_stats"))
         conn.current = req
@@ -471,6 +487,8 @@ class SimHttpServer:
         host = args.get("host", "127.0.0.1")
         port = int(args.get("port", 30000))
         http2 = bool(args.get("enable_http2", False))
+        # uvicorn's Server.serve captures the signals before its start-up.
+        self._install_signal_handlers()
         if http2:
             # http_server.py _run_granian_server: the embedded Granian server
             # (granian/server/embed.py), whose logger prints "[LEVEL] message"
@@ -505,14 +523,14 @@ class SimHttpServer:
             logger.raw(uvicorn_line(f"Uvicorn running on http://{shown}:{port} (Press CTRL+C to quit)"))
         self.started_wall = time.time()
         self.ready_wall = None
-        self._install_signal_handlers()
+        self.tm.on_first_request = self._handle_loop_started
         # engine.py starts the SubprocessWatchdog once every rank has loaded;
-        # tokenizer_manager.py's sigterm_watchdog runs from the start.
+        # tokenizer_manager.py's sigterm_watchdog starts with the first
+        # request through the tokenizer manager (_handle_loop_started).
         self.watchdog_on = True
         self.loop.call_later(cfg.watchdog_interval, self._watch_children)
         if self.multinode and self.engine.schedulers()[0].link_fd >= 0:
             self.loop.add_reader(self.engine.schedulers()[0].link_fd, self._rank0_said)
-        self.loop.create_task(self._sigterm_watchdog())
         if args.get("skip_server_warmup", False):
             self._ready()
         else:
@@ -538,8 +556,18 @@ class SimHttpServer:
                 write_all(1, uvicorn_line(f'{peer} - "POST /generate HTTP/1.1" 200 OK').encode())
             self._ready()
 
-        self.loop.call_at(start + min(0.05, self.cfg.warmup_seconds / 2), model_info_seen)
-        self.loop.call_at(start + self.cfg.warmup_seconds, generate_done)
+        def generate_sent():
+            # The warm-up's /generate is the tokenizer manager's first
+            # request: it starts the handle loop and SGLang's SIGTERM handler.
+            self.tm.first_request()
+
+        sleep = self.cfg.warmup_sleep
+        self._warmup_started = start
+        self._warmup_timers = [
+            self.loop.call_at(start + sleep, model_info_seen),
+            self.loop.call_at(start + sleep, generate_sent),
+            self.loop.call_at(start + self.cfg.warmup_seconds, generate_done),
+        ]
 
     def _ready(self):
         if self.tm.gracefully_exit:
@@ -592,92 +620,6 @@ class SimHttpServer:
             os.kill(os.getpid(), signal.SIGQUIT)
             return
         self.loop.call_later(self.cfg.watchdog_interval, self._watch_children)
-
-    def _install_signal_handlers(self):
-        loop = self.loop
-        if not self.cfg.ignore_sigterm:
-            loop.add_signal_handler(signal.SIGTERM, self.sigterm_handler)
-        loop.add_signal_handler(signal.SIGINT, self.sigint_handler)
-        loop.add_signal_handler(signal.SIGQUIT, self.sigquit_handler)
-
-    def sigterm_handler(self):
-        # tokenizer_manager.py SignalHandler.sigterm_handler: only a flag;
-        # the sigterm_watchdog task does the rest.
-        logger.warning("SIGTERM received. signum=None frame=None. Draining requests and shutting down...")
-        self.tm.gracefully_exit = True
-
-    async def _sigterm_watchdog(self):
-        """tokenizer_manager.py's sigterm_watchdog, step for step: wake every
-        5 s until the SIGTERM flag is set; then log the remaining requests
-        and sleep 5 s while any remain; then stop the subprocess watchdog,
-        send the schedulers ShutdownReq and wait up to 15 s for them to
-        exit; then kill the tree, the server itself included (137). The
-        5 s steps scale with SGLANG_SIM_DRAIN_POLL_SECONDS, the 15 s with
-        SGLANG_SIM_SHUTDOWN_WAIT_SECONDS."""
-        tm, cfg = self.tm, self.cfg
-        while not tm.gracefully_exit:
-            await asyncio.sleep(cfg.drain_poll)
-        while True:
-            remaining = list(tm.rid_to_state)
-            if tm.server_status == "UnHealthy":
-                logger.error("Signal SIGTERM received while health check failed. Force exiting.")
-                break
-            if tm.force_shutdown:
-                logger.error("Signal SIGTERM received while force shutdown flag set. Force exiting.")
-                break
-            logger.info(
-                f"Gracefully exiting... Remaining number of requests {len(remaining)}. "
-                f"Remaining requests remaining_rids={remaining}."
-            )
-            if remaining:
-                await asyncio.sleep(cfg.drain_poll)
-            else:
-                break
-        self.watchdog_on = False
-        if not tm.hung:  # hung ranks never read the ShutdownReq
-            self.engine.send_shutdown()
-        deadline = time.monotonic() + cfg.shutdown_wait
-        while time.monotonic() < deadline and self.engine.schedulers_alive():
-            time.sleep(0.1)  # blocking, as SGLang's loop does here
-        flush_std()
-        if cfg.sigterm_exit_code is not None:
-            self.engine.kill_children()
-            os._exit(cfg.sigterm_exit_code)
-        self.engine.kill_tree(include_parent=True)
-
-    def sigint_handler(self):
-        self.sigint_count += 1
-        if self.sigint_count > 1:
-            self.engine.kill_children()
-            flush_std()
-            os._exit(0)
-        self.closing = True
-        self.tm.gracefully_exit = True
-        if self.server is not None:
-            self.server.close()
-        logger.raw(uvicorn_line("Shutting down"))
-        for conn in list(self.conns):
-            if not conn.busy:
-                conn.close()
-        self.loop.create_task(self._sigint_drain())
-
-    async def _sigint_drain(self):
-        if any(c.busy for c in self.conns):
-            logger.raw(uvicorn_line("Waiting for connections to close. (CTRL+C to force quit)"))
-        while any(c.busy for c in self.conns) or self.tm.rid_to_state:
-            await asyncio.sleep(POLL_SECONDS)
-        logger.raw(uvicorn_line("Waiting for application shutdown."))
-        logger.raw(uvicorn_line("Application shutdown complete."))
-        logger.raw(uvicorn_line(f"Finished server process [{os.getpid()}]"))
-        self.engine.kill_children()
-        flush_std()
-        os._exit(0)
-
-    def sigquit_handler(self):
-        # tokenizer_manager.py running_phase_sigquit_handler.
-        logger.error("SIGQUIT received. signum=None, frame=None. It usually means one child failed.")
-        self.watchdog_on = False
-        self.engine.kill_tree(include_parent=True)
 
 
 class _Cancel:

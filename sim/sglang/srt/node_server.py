@@ -13,7 +13,9 @@ launch_dummy_health_check_server:
   HOST:PORT") and the node runs on without one;
 - the main thread joins its schedulers in launch order and logs "Scheduler or
   DataParallelController PID terminated with CODE" as each is joined; when
-  all have exited the process ends (status 0).
+  all have exited (after rank 0's drained shutdown they exit 0),
+  launch_server goes on to start uvicorn without a tokenizer manager, whose
+  start-up fails: the process exits 3.
 
 The launch-phase SIGQUIT handler stays installed: a failing rank SIGQUITs
 the server, which kills its tree and itself (137). SIGTERM has its default
@@ -25,7 +27,7 @@ import os
 import sys
 
 from sglang.srt.http_conn import Listener
-from sglang.srt.utils import flush_std, logger
+from sglang.srt.utils import flush_std, logger, uvicorn_line
 
 
 class DummyHealthServer:
@@ -55,6 +57,25 @@ class DummyHealthServer:
             conn.send_response(200, b"", None)
 
 
+def _serve_without_tokenizer_manager():
+    """What launch_server does on a node >= 1 once its schedulers have
+    exited (after rank 0's drained shutdown, they exit 0): it has no
+    node-rank guard, so it goes on to _setup_and_run_http_server with no
+    tokenizer manager; the FastAPI lifespan's start-up fails on it and
+    uvicorn logs the traceback and "Application startup failed. Exiting."
+    and exits 3 (uvicorn's STARTUP_FAILURE), before binding any port."""
+    logger.raw(uvicorn_line(f"Started server process [{os.getpid()}]"))
+    logger.raw(uvicorn_line("Waiting for application startup."))
+    logger.raw(uvicorn_line(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.12/dist-packages/starlette/routing.py", line 694, in lifespan\n'
+        "    async with self.lifespan_context(app) as maybe_state:\n"
+        "AttributeError: 'NoneType' object has no attribute 'serving_chat_class'", "ERROR"))
+    logger.raw(uvicorn_line("Application startup failed. Exiting.", "ERROR"))
+    flush_std()
+    os._exit(3)
+
+
 def serve_worker_node(args, cfg, engine):
     host = args.get("host", "127.0.0.1")
     port = int(args.get("port", 30000))
@@ -82,8 +103,7 @@ def serve_worker_node(args, cfg, engine):
                 f"Scheduler or DataParallelController {child.pid} terminated with {child.popen.returncode}"
             )
         if not pending:
-            flush_std()
-            os._exit(0)
+            _serve_without_tokenizer_manager()
         loop.call_later(cfg.watchdog_interval, join)
 
     loop.call_later(cfg.watchdog_interval, join)

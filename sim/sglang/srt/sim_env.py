@@ -58,6 +58,14 @@ SGLang's own waits, scaled for tests (defaults are SGLang's)
                                    generation. Default 1 (http_server.py).
   SGLANG_SIM_WATCHDOG_SECONDS      How often the main process checks that its
                                    workers live. Default 1 (utils/watchdog.py).
+  SGLANG_SIM_WARMUP_SLEEP_SECONDS  The warm-up's sleep after the port is bound,
+                                   before its /model_info and /generate (the first
+                                   request through the tokenizer manager, which
+                                   installs SGLang's SIGTERM handler). Default
+                                   min(1, SGLANG_SIM_WARMUP_SECONDS / 2); SGLang's is 1.
+  SGLANG_SIM_WARMUP_GIVE_UP_SECONDS How long the warm-up retries /model_info before it
+                                   logs "Initialization failed" and kills the tree
+                                   (137). Default 120 (http_server.py).
 
 Log lines and speculative decoding
   SGLANG_SIM_LOG_FORMAT        Whose start-up lines: "current" (default; main
@@ -127,6 +135,14 @@ class SimConfig:
     def __init__(self):
         self.load_seconds = max(0.0, _float("SGLANG_SIM_LOAD_SECONDS", 1.0))
         self.warmup_seconds = max(0.0, _float("SGLANG_SIM_WARMUP_SECONDS", 0.3))
+        # The warm-up thread's sleep before its first /model_info (SGLang's
+        # 1 s; by default scaled to the sim's short warm-up) and how long it
+        # retries before it gives up and kills the tree (120 x 1 s).
+        self.warmup_sleep = _opt_float("SGLANG_SIM_WARMUP_SLEEP_SECONDS")
+        if self.warmup_sleep is None:
+            self.warmup_sleep = min(1.0, self.warmup_seconds / 2)
+        self.warmup_sleep = min(max(0.0, self.warmup_sleep), self.warmup_seconds)
+        self.warmup_give_up = max(0.0, _float("SGLANG_SIM_WARMUP_GIVE_UP_SECONDS", 120.0))
         self.ttft = max(0.0, _float("SGLANG_SIM_TTFT_MS", 50.0)) / 1000.0
         self.itl = max(0.0, _float("SGLANG_SIM_ITL_MS", 10.0)) / 1000.0
         self.crash_during_load = _opt_float("SGLANG_SIM_CRASH_DURING_LOAD")

@@ -56,7 +56,7 @@ class GenRequest:
     __slots__ = (
         "tm", "conn", "kind", "stream", "t0", "n", "i", "prompt_tokens", "rid", "text",
         "include_usage", "model_json", "created", "cancelled", "offset", "finish_json", "pending",
-        "end", "acc", "verify_ct", "pending_verify_ct", "continuous_usage",
+        "end", "acc", "verify_ct", "pending_verify_ct", "continuous_usage", "spec_details",
     )
 
     def __init__(self, tm, conn, kind, stream, t0, n, prompt_tokens, model="", include_usage=False):
@@ -82,6 +82,7 @@ class GenRequest:
         self.verify_ct = 0  # speculative verify steps sent so far
         self.pending_verify_ct = 0
         self.continuous_usage = False  # stream_options.continuous_usage_stats
+        self.spec_details = False  # OpenAI's return_spec_tokens_details
 
     def token(self, i):
         return VOCAB[(self.offset + i * 7) % len(VOCAB)]
@@ -127,8 +128,7 @@ class GenRequest:
         if self.pending_verify_ct > self.verify_ct:
             # A speculative decode step: the scheduler's accept counters.
             self.verify_ct = self.pending_verify_ct
-            tm.spec_accept_tokens += sent
-            tm.spec_forward_ct += 1
+            tm.spec_step(sent, self.deadline(self.i - 1))
         if self.n == 0 or self.i >= self.n:
             tm.rid_to_state.pop(self.rid, None)
             tm.requests_done += 1
@@ -169,25 +169,52 @@ class GenRequest:
         return out + _END if last else out
 
     def _meta(self, completion_tokens, last, verify_ct=None):
+        """meta_info; the spec_* fields only on the finished request, as
+        _handle_batch_output calls _calculate_spec_decoding_metrics only
+        when state.finished (so only the last chunk of a stream has them)."""
         finish = self.finish_json if last else "null"
         e2e = self.tm.ttft + max(0, completion_tokens - 1) * self.tm.itl
         spec = ""
         verify_ct = self.pending_verify_ct if verify_ct is None else verify_ct
-        if self.tm.spec and verify_ct > 0:
-            # tokenizer_manager.py's _calculate_spec_decoding_metrics: the
-            # accept length counts the bonus token (completion / verify_ct).
-            proposed = verify_ct * max(1, self.tm.num_draft_tokens - 1)
-            correct = max(0, completion_tokens - 1 - verify_ct)
+        v = self._spec_values(completion_tokens, verify_ct) if last else None
+        if v is not None:
+            rate, length, correct, proposed = v
             spec = (
-                ',"spec_accept_rate":%.6f,"spec_accept_length":%.6f,"spec_num_correct_drafts":%d,'
+                ',"spec_accept_rate":%r,"spec_accept_length":%r,"spec_num_correct_drafts":%d,'
                 '"spec_num_proposed_drafts":%d,"spec_verify_ct":%d,"spec_accepted_drafts":%d,'
                 '"spec_proposed_drafts":%d'
-                % (correct / proposed, completion_tokens / verify_ct, correct, proposed, verify_ct, correct, proposed)
+                % (rate, length, correct, proposed, verify_ct, correct, proposed)
             )
         return (
             '{"id":"%s","finish_reason":%s,"prompt_tokens":%d,"weight_version":"default",'
             '"total_retractions":0,"completion_tokens":%d,"cached_tokens":0,"e2e_latency":%.6f%s}'
             % (self.rid, finish, self.prompt_tokens, completion_tokens, e2e, spec)
+        )
+
+    def _spec_values(self, completion_tokens, verify_ct):
+        """tokenizer_manager.py's _calculate_spec_decoding_metrics: accept
+        rate, accept length (completion / verify_ct, the bonus token
+        counted), correct and proposed drafts; None without verify steps."""
+        if not self.tm.spec or verify_ct <= 0:
+            return None
+        proposed = verify_ct * max(1, self.tm.num_draft_tokens - 1)
+        correct = max(0, completion_tokens - 1 - verify_ct)
+        return correct / proposed, completion_tokens / verify_ct, correct, proposed
+
+    def _sglext(self, verify_ct):
+        """The OpenAI response's sglext under return_spec_tokens_details
+        (serving_chat.py / serving_completions.py, SglExt and
+        SpecTokensDetails of protocol.py); None when there is nothing."""
+        v = self._spec_values(self.n, verify_ct) if self.spec_details else None
+        if v is None:
+            return None
+        rate, length, correct, proposed = v
+        return (
+            '{"routed_experts":null,"cached_tokens_details":null,"spec_tokens_details":{"spec_accept_rate":%r,'
+            '"spec_accept_length":%r,"spec_cap_length":0.0,"spec_block_accept_length":0.0,'
+            '"spec_num_correct_drafts":%d,"spec_num_proposed_drafts":%d,"spec_verify_ct":%d,'
+            '"spec_correct_drafts_histogram":[],"spec_cap_lens_histogram":[]}}'
+            % (rate, length, correct, proposed, verify_ct)
         )
 
     def _usage(self, completion_tokens):
@@ -237,6 +264,13 @@ class GenRequest:
                 % (self.rid, obj, self.created, self.model_json)
             )
             out = b"data: " + body.encode() + b"\n\n"
+        ext = self._sglext(self.pending_verify_ct)
+        if ext is not None:
+            # The sglext chunk: no choices, before the usage chunk.
+            body = '{"id":"%s","object":"%s","created":%d,"model":%s,"choices":[],"usage":null,"sglext":%s}' % (
+                self.rid, obj, self.created, self.model_json, ext,
+            )
+            out += b"data: " + body.encode() + b"\n\n"
         if self.include_usage:
             body = '{"id":"%s","object":"%s","created":%d,"model":%s,"choices":[],"usage":%s}' % (
                 self.rid, obj, self.created, self.model_json, self._usage(self.n),
@@ -266,23 +300,24 @@ class GenRequest:
         tm.tokens_out += self.n
         steps = self.verify_steps()
         if steps:
-            tm.spec_accept_tokens += self.n - 1
-            tm.spec_forward_ct += steps
+            tm.spec_steps_at_once(self.n - 1, steps)
+        ext = self._sglext(steps)
+        ext = "" if ext is None else ',"sglext":' + ext
         if self.kind == "generate":
             ids = json.dumps([(self.offset + i * 7) % len(VOCAB) + 1000 for i in range(self.n)])
             body = '{"text":%s,"output_ids":%s,"meta_info":%s}' % (text, ids, self._meta(self.n, True, steps))
         elif self.kind == "completions":
             body = (
                 '{"id":"%s","object":"text_completion","created":%d,"model":%s,"choices":[{"index":0,'
-                '"text":%s,"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s}'
-                % (self.rid, self.created, self.model_json, text, self._usage(self.n))
+                '"text":%s,"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s%s}'
+                % (self.rid, self.created, self.model_json, text, self._usage(self.n), ext)
             )
         else:
             body = (
                 '{"id":"%s","object":"chat.completion","created":%d,"model":%s,"choices":[{"index":0,'
                 '"message":{"role":"assistant","content":%s,"reasoning_content":null,"tool_calls":null},'
-                '"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s}'
-                % (self.rid, self.created, self.model_json, text, self._usage(self.n))
+                '"logprobs":null,"finish_reason":"length","matched_stop":null}],"usage":%s%s}'
+                % (self.rid, self.created, self.model_json, text, self._usage(self.n), ext)
             )
         tm.rid_to_state.pop(self.rid, None)
         tm.requests_done += 1
@@ -343,18 +378,82 @@ class TokenizerManager:
             self.accept_length = cfg.accept_length if cfg.accept_length is not None else 2.0
         else:
             self.accept_length = 1.0
-        self.spec_accept_tokens = 0
-        self.spec_forward_ct = 0
+        # metrics_reporter.py: the per-interval counters and the totals
+        # /server_info reports, rolled over every decode_log_interval
+        # decode batches.
+        self.spec_num_accept_tokens = 0
+        self.spec_num_forward_ct = 0
+        self.spec_total_accept_tokens = 0
+        self.spec_total_forward_ct = 0
+        self.forward_ct_decode = 0
+        self.decode_log_interval = max(1, int(server_args.get("decode_log_interval", 40) or 40))
+        self._batch_at = None  # the deadline of the current decode batch
         self.last_decode_log = (time.monotonic(), 0)
         interval = int(server_args.get("decode_log_interval", 40))
         self.decode_log_period = max(0.05, interval * max(self.itl, 0.001))
         self._decode_log_handle = None
         self._prefill = None  # (requests, tokens) arrived in this loop iteration
+        self.handle_loop_started = False
+        self.on_first_request = None
+
+    # -- speculative decoding's accept counters (metrics_reporter.py) --------
+
+    def spec_step(self, tokens, when):
+        """One request's verify step of tokens at deadline when. Steps with
+        the same deadline (requests in lockstep) are one decode batch; the
+        batch is counted after every step of it due in this loop iteration,
+        as batch_result_processor.py counts forward_ct_decode after the
+        batch's update_spec_metrics."""
+        self.spec_num_accept_tokens += tokens
+        self.spec_num_forward_ct += 1
+        if self._batch_at is None or when - self._batch_at >= self.itl / 2:
+            self._batch_at = when
+            self.loop.call_soon(self._decode_batch_done)
+
+    def spec_steps_at_once(self, tokens, steps):
+        """A non-streamed request's steps, each its own decode batch."""
+        self.spec_num_accept_tokens += tokens
+        self.spec_num_forward_ct += steps
+        for _ in range(steps):
+            self._decode_batch_done()
+
+    def _decode_batch_done(self):
+        """report_decode_stats: every decode_log_interval-th decode batch
+        moves the interval's counters into the totals behind
+        /server_info's avg_spec_accept_length; in between they are not
+        seen, and before the first roll-over there is no value at all."""
+        self.forward_ct_decode = (self.forward_ct_decode + 1) % (1 << 30)
+        if self.forward_ct_decode % self.decode_log_interval != 0 or self.spec_num_forward_ct == 0:
+            return
+        self.spec_total_accept_tokens += self.spec_num_accept_tokens
+        self.spec_total_forward_ct += self.spec_num_forward_ct
+        self.spec_num_accept_tokens = self.spec_num_forward_ct = 0
+
+    def reset_metrics(self):
+        """metrics_reporter.reset_metrics, run by a successful /flush_cache."""
+        self.forward_ct_decode = 0
+        self.spec_num_accept_tokens = self.spec_num_forward_ct = 0
+        self.spec_total_accept_tokens = self.spec_total_forward_ct = 0
+
+    def avg_spec_accept_length(self):
+        """scheduler.py get_internal_state: None until the first roll-over."""
+        if not self.spec or self.spec_total_forward_ct == 0:
+            return None
+        return self.spec_total_accept_tokens / self.spec_total_forward_ct
 
     def at(self, when, fn):
         self.clock.at(when, Call(fn))
 
+    def first_request(self):
+        """auto_create_handle_loop: the first request through the tokenizer
+        manager starts its handle loop (and SGLang's SIGTERM handler)."""
+        if not self.handle_loop_started:
+            self.handle_loop_started = True
+            if self.on_first_request is not None:
+                self.on_first_request()
+
     def submit(self, req):
+        self.first_request()
         self.prompt_tokens_total += req.prompt_tokens
         # SGLang logs one line per prefill batch: everything that arrived
         # together is one batch.
