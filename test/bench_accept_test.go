@@ -135,7 +135,7 @@ func TestBenchPhasesFromStartupTime(t *testing.T) {
 	}
 	stdout, stderr, code := e.Run("bench", "show", rec.ID)
 	if code != 0 || !strings.Contains(stdout, "load phases") || !strings.Contains(stdout, "from SGLang's startup_time (/server_info)") ||
-		!strings.Contains(stdout, "drained and ended its own tree") {
+		!strings.Contains(stdout, "drained and ended by itself") {
 		t.Errorf("bench show: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
