@@ -48,6 +48,7 @@ import sys
 import time
 
 from sglang.srt.environ import envs
+from sglang.srt import perf_model
 from sglang.srt.http_conn import REASONS, Listener
 from sglang.srt.sim_hooks import stamp
 from sglang.srt.tokenizer_manager import GenRequest, TokenizerManager, approx_tokens
@@ -333,6 +334,7 @@ class SimHttpServer:
             conn.send_response(400, b"Flush cache failed.\n", None)
             return
         tm.spec_accept_tokens = tm.spec_forward_ct = 0
+        perf_model.on_flush(tm)  # SGLANG_SIM_PERF_MODEL: the next round's timings
         sched_logger.info("Cache flushed successfully!")
         conn.send_response(
             200,
