@@ -62,7 +62,7 @@ env:
   port: %d
 bench:
   workloads:
-    - {name: quick, input_len: 32, output_len: 24, concurrency: [4], requests: 8, rounds: %d, warmup: 0}
+    - {name: quick, input_len: 32, output_len: 16, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
 `, testkit.RealPython(t), extraEnv, h.port, rounds)
 	if err := os.WriteFile(filepath.Join(profiles, "tb.yaml"), []byte(profile), 0o644); err != nil {
 		t.Fatal(err)
