@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -27,27 +28,28 @@ func (t *tuner) halving(ctx context.Context) error {
 		}
 	}
 	full := t.fullRounds()
-	for stage := 1; ; stage++ {
-		alive := t.ranked()
-		if len(alive) <= 2 {
-			return nil
+	base := t.rec.Points[0]
+	// The contenders: every usable point halving has not dropped (a
+	// resumed tune knows the dropped ones by their note).
+	var alive []*Point
+	for _, p := range t.ranked() {
+		if p != base && p.Raced == "" {
+			alive = append(alive, p)
 		}
+	}
+	for stage := 1; len(alive) > 1; stage++ {
 		keep := max(1, int(math.Ceil(float64(len(alive))*t.rec.Space.Keep)))
-		if keep >= len(alive) {
-			return nil
-		}
-		survivors := alive[:keep]
-		base := t.rec.Points[0]
-		if usable(base) && !contains(survivors, base) {
-			survivors = append(survivors, base)
-		}
+		keep = min(keep, len(alive)-1)
 		for _, pt := range alive[keep:] {
-			if pt != base && pt.Raced == "" {
-				pt.Raced = fmt.Sprintf("halving: dropped after stage %d with %d round(s)", stage-1, len(pt.Rounds))
-			}
+			pt.Raced = fmt.Sprintf("halving: dropped after stage %d with %d round(s)", stage-1, len(pt.Rounds))
+		}
+		alive = alive[:keep]
+		runs := slices.Clone(alive)
+		if usable(base) {
+			runs = append(runs, base)
 		}
 		target := 1 + stage*full
-		for _, pt := range survivors {
+		for _, pt := range runs {
 			if len(pt.Rounds) >= target || pt.Status == PointReused {
 				continue
 			}
@@ -61,10 +63,15 @@ func (t *tuner) halving(ctx context.Context) error {
 				return err
 			}
 		}
-		if keep <= 1 {
-			return nil
+		var next []*Point
+		for _, p := range t.ranked() {
+			if contains(alive, p) {
+				next = append(next, p)
+			}
 		}
+		alive = next
 	}
+	return nil
 }
 
 // ranked lists the usable, feasible points, best objective first.

@@ -79,7 +79,7 @@ func (t *tuner) delta(base, p *Point) *Delta {
 	if !ok {
 		return d
 	}
-	d.LoPct, d.HiPct = lo/ref*100, hi/ref*100
+	d.LoPct, d.HiPct, d.HasInterval = lo/ref*100, hi/ref*100, true
 	if len(a) < bench.JudgeRounds || len(b) < bench.JudgeRounds {
 		return d
 	}

@@ -52,7 +52,7 @@ func (t *tuner) measure(ctx context.Context, pt *Point, rounds int, race bool) e
 	}
 	spec := bench.RunSpec{
 		Plan: pl, Workloads: []workload.Workload{wl}, Store: t.cfg.Store, Record: br,
-		Launch: launch, Progress: io.Discard, Log: t.cfg.Log,
+		Launch: launch, Progress: io.Discard, Log: t.cfg.Log, Probes: t.cfg.Probes,
 		AfterRound: func(_ string, l bench.LevelRecord) bool {
 			t.prog.round(pt, len(l.Rounds), rounds)
 			return t.keepRacing(pt, best, l, rounds)

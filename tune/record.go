@@ -129,9 +129,12 @@ type Estimate struct {
 // baseline, with the 95 % interval of bench compare (Welch's t), and the
 // verdict: better, worse, within noise, or too few rounds to judge.
 type Delta struct {
-	Pct     float64 `json:"pct"`
-	LoPct   float64 `json:"lo_pct"`
-	HiPct   float64 `json:"hi_pct"`
+	Pct float64 `json:"pct"`
+	// LoPct and HiPct bound the interval; HasInterval is false when a
+	// side has fewer than two rounds.
+	LoPct       float64 `json:"lo_pct"`
+	HiPct       float64 `json:"hi_pct"`
+	HasInterval bool    `json:"has_interval"`
 	Judged  bool    `json:"judged"`
 	Verdict string  `json:"verdict"`
 }
@@ -218,4 +221,12 @@ func Load(dir string) (*Record, error) {
 	}
 	r.dir = dir
 	return r, nil
+}
+
+// Text is the delta as show and report print it.
+func (d *Delta) Text() string {
+	if !d.HasInterval {
+		return fmt.Sprintf("%+.1f%% (no interval) %s", d.Pct, d.Verdict)
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] %s", d.Pct, d.LoPct, d.HiPct, d.Verdict)
 }

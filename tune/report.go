@@ -59,7 +59,7 @@ pre{background:#f7f7f7;padding:.5em;font-size:.8em;overflow-x:auto}svg text{font
 		}
 		vs := "-"
 		if d := p.VsBaseline; d != nil {
-			vs = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] %s", d.Pct, d.LoPct, d.HiPct, d.Verdict)
+			vs = d.Text()
 		}
 		status := p.Status
 		if len(p.Violates) > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/workload"
+	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -32,6 +33,10 @@ type Config struct {
 	Launch bench.LaunchFunc
 	// NewBenchRecord starts a bench record (argv, versions, host facts).
 	NewBenchRecord func() *bench.Record
+	// Probes remembers the interpreter probes (the SGLang version each
+	// record asks for), so that points with the same interpreter and
+	// environment ask once.
+	Probes *hostprobe.Memo
 	// Progress receives the progress lines.
 	Progress io.Writer
 	Log      *slog.Logger

@@ -62,7 +62,7 @@ func WriteShow(w io.Writer, r *Record) error {
 		}
 		vs := "-"
 		if d := p.VsBaseline; d != nil {
-			vs = fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] %s", d.Pct, d.LoPct, d.HiPct, d.Verdict)
+			vs = d.Text()
 		}
 		status := p.Status
 		if len(p.Violates) > 0 {

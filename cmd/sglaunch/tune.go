@@ -168,7 +168,7 @@ func (e *env) tune(c *cli.Context) error {
 			r.Argv, r.Sglaunch, r.Host = argv, version.String(), host
 			return r
 		},
-		Progress: e.stderr, Log: log, Signals: sigs,
+		Progress: e.stderr, Log: log, Signals: sigs, Probes: e.probes,
 	}
 	log.Info(fmt.Sprintf("tune %s: %s; record %s", rec.ID, rec.Space.Describe(), rec.Path()))
 	runErr := tune.Search(ctx, cfg, rec)
