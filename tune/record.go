@@ -135,8 +135,8 @@ type Delta struct {
 	LoPct       float64 `json:"lo_pct"`
 	HiPct       float64 `json:"hi_pct"`
 	HasInterval bool    `json:"has_interval"`
-	Judged  bool    `json:"judged"`
-	Verdict string  `json:"verdict"`
+	Judged      bool    `json:"judged"`
+	Verdict     string  `json:"verdict"`
 }
 
 // Verdict is the tune's answer.
