@@ -41,18 +41,33 @@ func (t *tuner) judge() {
 		v.Text = fmt.Sprintf("no winner beyond noise: the baseline has the best %s", o.Metric)
 		return
 	}
-	best := ranked[0]
-	d := best.VsBaseline
-	switch {
-	case !d.Judged:
-		v.Text = fmt.Sprintf("no winner: point %d (%s) is best by %+.1f%%, but with %d and %d rounds there are too few to judge the noise (%d a side)", best.N, best.Label(), d.Pct, best.Objective.N, base.Objective.N, bench.JudgeRounds)
-		return
-	case d.Verdict != VerdictBetter:
-		v.Text = fmt.Sprintf("no winner beyond noise: the best point, %d (%s), differs from the baseline by %+.1f%% [%+.1f%%, %+.1f%%], within noise", best.N, best.Label(), d.Pct, d.LoPct, d.HiPct)
+	// The winner is the best feasible point that beats the baseline
+	// beyond noise; the best by mean alone may owe its place to a noisy
+	// round.
+	var best *Point
+	for _, p := range ranked {
+		if p != base && p.VsBaseline != nil && p.VsBaseline.Verdict == VerdictBetter {
+			best = p
+			break
+		}
+	}
+	if best == nil {
+		top := ranked[0]
+		d := top.VsBaseline
+		switch {
+		case !d.Judged:
+			v.Text = fmt.Sprintf("no winner beyond noise: point %d (%s) is best by %+.1f%%, but with %d and %d rounds there are too few to judge the noise (%d a side)", top.N, top.Label(), d.Pct, top.Objective.N, base.Objective.N, bench.JudgeRounds)
+		default:
+			v.Text = fmt.Sprintf("no winner beyond noise: the best point, %d (%s), differs from the baseline by %s", top.N, top.Label(), d.Text())
+		}
 		return
 	}
+	d := best.VsBaseline
 	v.Winner = best.N
 	v.Text = fmt.Sprintf("winner: point %d (%s): %s %+.1f%% [%+.1f%%, %+.1f%%] against the baseline, beyond noise (95 %%, Welch)", best.N, best.Label(), o.Metric, d.Pct, d.LoPct, d.HiPct)
+	if best != ranked[0] {
+		v.Text += fmt.Sprintf("; point %d (%s) has a better mean but is within noise of the baseline", ranked[0].N, ranked[0].Label())
+	}
 	sets := t.minimalSets(best)
 	path := filepath.Join(rec.Dir(), rec.BaseName+"-tuned.yaml")
 	if err := os.WriteFile(path, ProfileYAML(rec, best, sets), 0o644); err != nil {

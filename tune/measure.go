@@ -46,16 +46,16 @@ func (t *tuner) measure(ctx context.Context, pt *Point, rounds int, race bool) e
 	}
 	wl := t.cfg.Workload
 	wl.Rounds = rounds
-	var best *Point
+	var rivals []*Point
 	if race {
-		best = t.best(pt)
+		rivals = t.rivals(pt)
 	}
 	spec := bench.RunSpec{
 		Plan: pl, Workloads: []workload.Workload{wl}, Store: t.cfg.Store, Record: br,
 		Launch: launch, Progress: io.Discard, Log: t.cfg.Log, Probes: t.cfg.Probes,
 		AfterRound: func(_ string, l bench.LevelRecord) bool {
 			t.prog.round(pt, len(l.Rounds), rounds)
-			return t.keepRacing(pt, best, l, rounds)
+			return t.keepRacing(pt, rivals, l, rounds)
 		},
 	}
 	sigs := make(chan os.Signal, 4)
@@ -131,38 +131,31 @@ func (t *tuner) fail(pt *Point, br *bench.Record, err error, tracker *health.Tra
 }
 
 // keepRacing says whether pt's rounds go on: false once its values so
-// far are beyond noise worse than best's (the interval of the difference
-// excludes 0 on the worse side).
-func (t *tuner) keepRacing(pt, best *Point, l bench.LevelRecord, rounds int) bool {
-	if best == nil {
-		return true
-	}
+// far are beyond noise worse than some point measured before it (the
+// interval of the difference excludes 0 on the worse side). Any point,
+// not only the best by mean: a best whose rounds are noisy would race
+// nothing out.
+func (t *tuner) keepRacing(pt *Point, rivals []*Point, l bench.LevelRecord, rounds int) bool {
 	o := t.rec.Space.Objective
 	vals := bench.RoundValues(l, o.Metric)
-	bv := column(best.Rounds, o.Metric)
-	_, lo, hi, ok := bench.Interval(bv, vals)
-	if !ok {
-		return true
-	}
-	worse := (o.Direction > 0 && hi < 0) || (o.Direction < 0 && lo > 0)
-	if !worse {
-		return true
-	}
-	ref := best.Objective.Mean
-	pt.Raced = fmt.Sprintf("stopped after %d of %d rounds: beyond noise worse than point %d (%s)", len(vals), rounds, best.N, pctInterval(lo, hi, ref))
-	return false
-}
-
-// best is the best point measured so far (pt aside): feasible, with at
-// least two rounds, by its objective's mean.
-func (t *tuner) best(except *Point) *Point {
-	var out *Point
-	for _, p := range t.rec.Points {
-		if p == except || !usable(p) || len(p.Violates) > 0 || len(p.Rounds) < 2 {
+	for _, q := range rivals {
+		_, lo, hi, ok := bench.Interval(column(q.Rounds, o.Metric), vals)
+		if !ok || !((o.Direction > 0 && hi < 0) || (o.Direction < 0 && lo > 0)) {
 			continue
 		}
-		if out == nil || t.rec.Space.Objective.Better(p.Objective.Mean, out.Objective.Mean) {
-			out = p
+		pt.Raced = fmt.Sprintf("stopped after %d of %d rounds: beyond noise worse than point %d (%s)", len(vals), rounds, q.N, pctInterval(lo, hi, q.Objective.Mean))
+		return false
+	}
+	return true
+}
+
+// rivals are the points measured so far (pt aside) that can race it
+// out: feasible, with at least two rounds, best mean first.
+func (t *tuner) rivals(except *Point) []*Point {
+	var out []*Point
+	for _, p := range t.ranked() {
+		if p != except && len(p.Rounds) >= 2 {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,6 +91,11 @@ func Search(ctx context.Context, cfg Config, rec *Record) error {
 	}
 	t.finishTiming()
 	if err != nil {
+		var intr *Interrupted
+		if errors.As(err, &intr) {
+			rec.Status = TuneInterrupted
+			rec.Note = fmt.Sprintf("interrupted by %s; `sglaunch tune --resume %s` goes on", intr.Signal, rec.ID)
+		}
 		_ = t.save()
 		return err
 	}

@@ -53,6 +53,12 @@ func ParseSpace(file string, data []byte) (*Space, error) {
 	return d.space(body, "")
 }
 
+// DecodeSpace reads a profile's tune: section, the node n written in file.
+func DecodeSpace(file string, n ast.Node) (*Space, error) {
+	d := &spaceDecoder{yamlnode.Decoder{File: file, AliasHint: "write the value out"}}
+	return d.space(n, "tune")
+}
+
 type spaceDecoder struct{ yamlnode.Decoder }
 
 func (d *spaceDecoder) space(n ast.Node, path string) (*Space, error) {
@@ -108,14 +114,14 @@ func (d *spaceDecoder) space(n ast.Node, path string) (*Space, error) {
 	}
 	for _, k := range []string{"parameters", "objective"} {
 		if !slices.Contains(have, k) {
-			return nil, yamlnode.Errorf(yamlnode.Pos{File: d.File}, yamlnode.Join(path, k), "missing; a space needs parameters: and objective:")
+			return nil, yamlnode.Errorf(d.Pos(n), yamlnode.Join(path, k), "missing; a space needs parameters: and objective:")
 		}
 	}
 	if s.Strategy == StrategyRandom && s.Count == 0 {
-		return nil, yamlnode.Errorf(yamlnode.Pos{File: d.File}, yamlnode.Join(path, "count"), "strategy random needs count: (how many points to draw)")
+		return nil, yamlnode.Errorf(d.Pos(n), yamlnode.Join(path, "count"), "strategy random needs count: (how many points to draw)")
 	}
 	if s.Size() > MaxPoints && s.Strategy != StrategyRandom {
-		return nil, yamlnode.Errorf(yamlnode.Pos{File: d.File}, yamlnode.Join(path, "parameters"), "the grid has more than %d points; narrow it or use strategy: random with a count", MaxPoints)
+		return nil, yamlnode.Errorf(d.Pos(n), yamlnode.Join(path, "parameters"), "the grid has more than %d points; narrow it or use strategy: random with a count", MaxPoints)
 	}
 	return s, nil
 }

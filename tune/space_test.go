@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/profiles"
 )
 
 func TestParseSpace(t *testing.T) {
@@ -88,5 +89,29 @@ func TestQuote(t *testing.T) {
 		if got := quote(tt.in); got != tt.want {
 			t.Errorf("quote(%q): got %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestProfileTuneSection: a profile's tune: section is a space, its
+// errors placed in the profile file under tune.
+func TestProfileTuneSection(t *testing.T) {
+	p, err := profiles.Parse("p.yaml", []byte("args:\n  tp: 1\ntune:\n  parameters:\n    env.NCCL_PROTO: [LL, LL128]\n  objective: {workload: decode-1, metric: median_itl_ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := DecodeSpace(p.TuneFile, p.Tune)
+	if err != nil || len(s.Params) != 1 || s.Objective.Direction != -1 {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+	if !strings.Contains(p.YAML(), "tune:\n  parameters:\n    env.NCCL_PROTO: [LL, LL128]\n") {
+		t.Errorf("the rendered profile lacks its tune section:\n%s", p.YAML())
+	}
+	p, err = profiles.Parse("p.yaml", []byte("args:\n  tp: 1\ntune:\n  parameters:\n    env.NCCL_PROTO: [LL, LL]\n  objective: {workload: decode-1, metric: median_itl_ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = DecodeSpace(p.TuneFile, p.Tune)
+	if want := `p.yaml:5:26: tune.parameters.env.NCCL_PROTO[1]: value "LL" is listed twice`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

@@ -40,7 +40,7 @@ func tuneCommand(e *env) *cli.Command {
 			"The record is saved after every step: after a signal or kill -9, --resume goes on. The winner is\n" +
 			"named only when it beats the baseline beyond noise (the 95 % interval of bench compare); its\n" +
 			"profile, which extends the base and sets only what changed, is written beside the record.\n\n" +
-			"The space is a YAML file (--space) with parameters: (KEY: [values], {range: [A, B], step: N} or\n" +
+			"The space is the profile's tune: section, or a YAML file (--space), with parameters: (KEY: [values], {range: [A, B], step: N} or\n" +
 			"{pow2: [A, B]}), objective: (workload, metric, direction), constraints:, strategy:, count:, seed:,\n" +
 			"rounds:, budget:, keep:. Exit status: 0 the search ended (with or without a winner, or at the\n" +
 			"budget), 1 it could not run, 2 bad input, 128+N interrupted by signal N.",
@@ -208,10 +208,26 @@ func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
 		rec.Status, rec.Note, rec.Verdict = tune.TuneRunning, "", nil
 		return rec, nil
 	}
-	if !c.IsSet("space") {
-		return nil, inputerr.Errorf("no search space; give --space FILE (parameters:, objective:), or --resume DIR|ID")
+	ref := c.String("profile")
+	if ref == "" {
+		ref = s.Profile
 	}
-	space, err := tune.LoadSpace(c.String("space"))
+	if ref == "" {
+		return nil, inputerr.Errorf("no profile given; use --profile BASE (or set SGLAUNCH_PROFILE)")
+	}
+	prof, err := e.finder(s).Load(ref)
+	if err != nil {
+		return nil, err
+	}
+	var space *tune.Space
+	switch {
+	case c.IsSet("space"):
+		space, err = tune.LoadSpace(c.String("space"))
+	case prof.Tune != nil:
+		space, err = tune.DecodeSpace(prof.TuneFile, prof.Tune)
+	default:
+		return nil, inputerr.Errorf("no search space: profile %s has no tune: section; give --space FILE (parameters:, objective:), or --resume DIR|ID", prof.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +250,6 @@ func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
 		if space.Rounds = c.Int("rounds"); space.Rounds < 1 {
 			return nil, inputerr.Errorf("--rounds %d: want 1 or more", c.Int("rounds"))
 		}
-	}
-	ref := c.String("profile")
-	if ref == "" {
-		ref = s.Profile
-	}
-	if ref == "" {
-		return nil, inputerr.Errorf("no profile given; use --profile BASE (or set SGLAUNCH_PROFILE)")
-	}
-	prof, err := e.finder(s).Load(ref)
-	if err != nil {
-		return nil, err
 	}
 	if profiles.IsPath(ref) {
 		if abs, err := filepath.Abs(ref); err == nil {

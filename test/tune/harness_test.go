@@ -49,7 +49,7 @@ func newHome(t testing.TB, rounds int, extraEnv string) *home {
 env:
   PYTHONPATH: ${SGLAUNCH_SIM_DIR}
   SGLANG_SIM_TTFT_MS: "20"
-  SGLANG_SIM_ITL_MS: "5"
+  SGLANG_SIM_ITL_MS: "10"
   SGLANG_SIM_LOAD_SECONDS: "0.3"
   SGLANG_SIM_WARMUP_SECONDS: "0.05"
   SGLANG_SIM_DRAIN_POLL_SECONDS: "0.05"
@@ -62,7 +62,7 @@ env:
   port: %d
 bench:
   workloads:
-    - {name: quick, input_len: 32, output_len: 16, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
+    - {name: quick, input_len: 32, output_len: 12, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
 `, testkit.RealPython(t), extraEnv, h.port, rounds)
 	if err := os.WriteFile(filepath.Join(profiles, "tb.yaml"), []byte(profile), 0o644); err != nil {
 		t.Fatal(err)
