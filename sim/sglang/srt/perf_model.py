@@ -29,7 +29,8 @@ the product of the factors)
   NCCL_MIN_NCHANNELS      1 + 0.03 * |log2(n / 16)| (ITL); unset: 16 / 2.
   NCCL_BUFFSIZE           1 + 0.01 * |log2(bytes / 8 MiB)| (ITL); unset 4 MiB.
   NCCL_NTHREADS           1 + 0.01 * |log2(n / 256)| (ITL); unset 512.
-  --cuda-graph-max-bs     1 + 0.04 * |log2(bs / 128)| (ITL); unset 512.
+  --cuda-graph-max-bs-decode (or its alias --cuda-graph-max-bs)
+                          1 + 0.04 * |log2(bs / 128)| (ITL); unset 512.
   --speculative-num-steps S and --speculative-eagle-topk K (with
                           --speculative-algorithm): each draft token is
                           accepted with p = min(0.9, 0.7 + 0.05 (K - 1)), the
@@ -50,7 +51,7 @@ import random
 _PROTO = {"Simple": 1.00, "LL": 0.96, "LL128": 0.92}
 _ALGO = {"Ring": 1.00, "NVLS": 0.98}
 _ENV = ("NCCL_PROTO", "NCCL_ALGO", "NCCL_MIN_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_NTHREADS")
-_FLAGS = ("cuda_graph_max_bs", "speculative_num_steps", "speculative_eagle_topk")
+_FLAGS = ("cuda_graph_max_bs_decode", "speculative_num_steps", "speculative_eagle_topk")
 
 _state = None
 
@@ -97,7 +98,9 @@ class _State:
         itl *= _log_factor(0.03, _num("NCCL_MIN_NCHANNELS", env.get("NCCL_MIN_NCHANNELS"), 8), 16)
         itl *= _log_factor(0.01, _num("NCCL_BUFFSIZE", env.get("NCCL_BUFFSIZE"), 4 << 20), 8 << 20)
         itl *= _log_factor(0.01, _num("NCCL_NTHREADS", env.get("NCCL_NTHREADS"), 512), 256)
-        itl *= _log_factor(0.04, _num("--cuda-graph-max-bs", server_args.get("cuda_graph_max_bs"), 512), 128)
+        # --cuda-graph-max-bs is a deprecated alias of --cuda-graph-max-bs-decode.
+        bs = server_args.get("cuda_graph_max_bs_decode")
+        itl *= _log_factor(0.04, _num("--cuda-graph-max-bs-decode", bs, 512), 128)
         accept = None
         if server_args.get("speculative_algorithm"):
             steps = max(1, int(_num("--speculative-num-steps", server_args.get("speculative_num_steps"), 3)))
