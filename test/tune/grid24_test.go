@@ -10,7 +10,7 @@ const space24 = `parameters:
   env.NCCL_PROTO: [Simple, LL, LL128]
   env.NCCL_MIN_NCHANNELS: [8, 16]
   args.cuda-graph-max-bs: {pow2: [64, 512]}
-objective: {workload: quick, metric: median_itl_ms}
+objective: {workload: quick, metric: median_tpot_ms}
 `
 
 var optimum24 = []string{"env.NCCL_PROTO=LL128", "env.NCCL_MIN_NCHANNELS=16", "args.cuda-graph-max-bs=128"}

@@ -60,9 +60,11 @@ env:
   model-path: sim/model
   tp: 1
   port: %d
+health:
+  poll_interval: 50ms
 bench:
   workloads:
-    - {name: quick, input_len: 32, output_len: 12, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
+    - {name: quick, input_len: 32, output_len: 10, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
 `, testkit.RealPython(t), extraEnv, h.port, rounds)
 	if err := os.WriteFile(filepath.Join(profiles, "tb.yaml"), []byte(profile), 0o644); err != nil {
 		t.Fatal(err)
