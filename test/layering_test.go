@@ -75,6 +75,8 @@ func TestLayering(t *testing.T) {
 		forbidden []string
 	}{
 		{"bench/report", []string{"launcher", "supervise", "health", "internal/childproc", "internal/hostprobe", "internal/sglangapi", "internal/proc"}},
+		// tune searches; the command hands it the launch and the resolver.
+		{"tune", []string{"supervise", "profiles", "systemd", "internal/childproc", "internal/sglangapi", "internal/proc", "loadgen"}},
 	}
 	for _, r := range direct {
 		check(imports, r.pkg, r.forbidden, "imports")
