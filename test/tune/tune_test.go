@@ -237,3 +237,27 @@ objective: {workload: quick, metric: median_tpot_ms}
 			a.Timing.Rounds, a.Timing.Launches, len(a.Points), grid, r.stdout)
 	}
 }
+
+// TestHalving: every point one round, then the better half relaunched
+// with the baseline for the full rounds; the other half is dropped.
+func TestHalving(t *testing.T) {
+	h := newHome(t, 4, "")
+	r := h.tune(t, "--space", h.space(t, `parameters:
+  env.NCCL_PROTO: [Simple, LL128]
+objective: {workload: quick, metric: median_tpot_ms}
+strategy: halving
+`))
+	rec := h.last(t)
+	if v := rec.Verdict; v == nil || v.Winner != 2 {
+		t.Fatalf("got %+v, want point 2 (NCCL_PROTO=LL128) to win\n%s", rec.Verdict, r.stdout)
+	}
+	want := map[int]struct{ launches, rounds int }{0: {2, 5}, 1: {1, 1}, 2: {2, 5}}
+	for _, p := range rec.Points {
+		if w := want[p.N]; p.Launches != w.launches || len(p.Rounds) != w.rounds {
+			t.Errorf("point %d: %d launches, %d rounds; want %d and %d", p.N, p.Launches, len(p.Rounds), w.launches, w.rounds)
+		}
+	}
+	if !strings.HasPrefix(rec.Points[1].Raced, "halving: dropped after stage 0") {
+		t.Errorf("point 1: got %q, want it dropped by halving", rec.Points[1].Raced)
+	}
+}
