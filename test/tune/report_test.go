@@ -142,4 +142,3 @@ func browse(t *testing.T, bin, page string, args ...string) string {
 	}
 	return string(out)
 }
-
