@@ -20,7 +20,10 @@ const (
 // judge compares every point with the baseline and names the winner: the
 // best feasible point, only when it beats the baseline beyond noise; its
 // profile is then written beside the record.
-func (t *tuner) judge() {
+func (t *tuner) judge() { t.judgeWith(t.minimalSets) }
+
+// judgeWith is judge with the winner's assignments trimmed by minimal.
+func (t *tuner) judgeWith(minimal func(*Point) []string) {
 	rec := t.rec
 	base := rec.Points[0]
 	for _, p := range rec.Points[1:] {
@@ -68,7 +71,7 @@ func (t *tuner) judge() {
 	if best != ranked[0] {
 		v.Text += fmt.Sprintf("; point %d (%s) has a better mean but is within noise of the baseline", ranked[0].N, ranked[0].Label())
 	}
-	sets := t.minimalSets(best)
+	sets := minimal(best)
 	path := filepath.Join(rec.Dir(), rec.BaseName+"-tuned.yaml")
 	if err := os.WriteFile(path, ProfileYAML(rec, best, sets), 0o644); err != nil {
 		v.Text += "; the profile could not be written: " + err.Error()
