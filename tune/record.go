@@ -60,8 +60,14 @@ type Record struct {
 	Note    string   `json:"note,omitempty"`
 	Verdict *Verdict `json:"verdict,omitempty"`
 	Timing  Timing   `json:"timing"`
+	// Shared is true for a tune run as a Slurm job array: its points'
+	// bench records live in its directory (RecordsDir), which every task
+	// of the array shares.
+	Shared bool `json:"shared,omitempty"`
 
 	dir string
+	// file is what Save writes: tune.json, or a task's shard file.
+	file string
 }
 
 // Timing is where the tune's time went.
@@ -73,6 +79,9 @@ type Timing struct {
 	WallSeconds     float64 `json:"wall_s"`
 	PointSeconds    float64 `json:"points_s"`
 	OverheadSeconds float64 `json:"overhead_s"`
+	// TaskSeconds is the wall time of a job array's tasks, all together
+	// (they count towards the overhead, not towards WallSeconds).
+	TaskSeconds float64 `json:"tasks_s,omitempty"`
 	PerPointSeconds float64 `json:"overhead_per_point_s"`
 	Launches        int     `json:"launches"`
 	Rounds          int     `json:"rounds"`
@@ -184,7 +193,18 @@ func NewID(now time.Time) string {
 func (r *Record) Dir() string { return r.dir }
 
 // Path is the record's file.
-func (r *Record) Path() string { return filepath.Join(r.dir, RecordFile) }
+func (r *Record) Path() string {
+	if r.file != "" {
+		return r.file
+	}
+	return filepath.Join(r.dir, RecordFile)
+}
+
+// RecordsDir is where a shared tune's bench records live.
+func (r *Record) RecordsDir() string { return filepath.Join(r.dir, "records") }
+
+// shardPath is where task k of a job array keeps its share.
+func shardPath(dir string, k int) string { return filepath.Join(dir, fmt.Sprintf("shard-%d.json", k)) }
 
 // Save writes the record atomically: a kill -9 leaves the last one whole.
 func (r *Record) Save(now time.Time) error {
@@ -203,8 +223,51 @@ func (r *Record) Save(now time.Time) error {
 }
 
 // Load reads the tune record in dir.
-func Load(dir string) (*Record, error) {
-	path := filepath.Join(dir, RecordFile)
+func Load(dir string) (*Record, error) { return load(dir, filepath.Join(dir, RecordFile)) }
+
+// LoadShard reads the share of task k of a job array: its own file when
+// it has begun (a requeued task goes on), else the tune's record; Save
+// then writes the task's file.
+func LoadShard(dir string, k int) (*Record, error) {
+	path := shardPath(dir, k)
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, RecordFile)
+	}
+	r, err := load(dir, path)
+	if err != nil {
+		return nil, err
+	}
+	r.file = shardPath(dir, k)
+	return r, nil
+}
+
+// Collect takes into r the points that the tasks of its job array
+// finished (their shard files) and it has not, and says how many.
+func (r *Record) Collect() (int, error) {
+	files, err := filepath.Glob(filepath.Join(r.dir, "shard-*.json"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	r.Timing.TaskSeconds = 0
+	for _, f := range files {
+		sh, err := load(r.dir, f)
+		if err != nil {
+			return n, err
+		}
+		r.Timing.TaskSeconds += sh.Timing.WallSeconds
+		for _, p := range sh.Points {
+			if p.N >= len(r.Points) || !p.Done() || r.Points[p.N].Done() || r.Points[p.N].Fingerprint != p.Fingerprint {
+				continue
+			}
+			r.Points[p.N] = p
+			n++
+		}
+	}
+	return n, nil
+}
+
+func load(dir, path string) (*Record, error) {
 	data, err := inputfile.Read(path, 64<<20)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

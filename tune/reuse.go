@@ -26,7 +26,7 @@ func (t *tuner) reuse() {
 	}
 	var used []string
 	for _, pt := range t.rec.Points {
-		if pt.Status != PointPending {
+		if pt.Status != PointPending || !t.mine(pt) {
 			continue
 		}
 		ens := byFP[pt.Fingerprint]

@@ -45,6 +45,10 @@ type Config struct {
 	// server stops), the record is saved and Search returns Interrupted;
 	// a second cuts the server's grace period short.
 	Signals <-chan os.Signal
+	// Shard of Shards, when Shards > 0, is a task of a job array: it
+	// measures the points whose number is Shard modulo Shards, into its
+	// own file (LoadShard), and judges nothing.
+	Shard, Shards int
 }
 
 // Interrupted is the error Search returns when a signal stopped it.
@@ -102,7 +106,21 @@ func Search(ctx context.Context, cfg Config, rec *Record) error {
 	if rec.Status == TuneRunning {
 		rec.Status = TuneDone
 	}
-	t.judge()
+	if cfg.Shards == 0 {
+		t.judge()
+	}
+	return t.save()
+}
+
+// Prepare plans a new tune's points (and finds those the records
+// already hold) and saves it, to be measured later by the tasks of a job
+// array.
+func Prepare(cfg Config, rec *Record) error {
+	t := &tuner{cfg: cfg, rec: rec, plans: map[int]*plan.Plan{}, started: timeNow()}
+	if err := t.planPoints(); err != nil {
+		return err
+	}
+	t.reuse()
 	return t.save()
 }
 
@@ -197,7 +215,7 @@ func (t *tuner) planPoints() error {
 // best so far (adaptive).
 func (t *tuner) sequential(ctx context.Context) error {
 	for _, pt := range t.rec.Points {
-		if pt.Status != PointPending {
+		if pt.Status != PointPending || !t.mine(pt) {
 			continue
 		}
 		if err := t.interrupted(); err != nil {
@@ -212,6 +230,12 @@ func (t *tuner) sequential(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// mine reports whether this session measures pt: always, but for a task
+// of a job array, its share.
+func (t *tuner) mine(pt *Point) bool {
+	return t.cfg.Shards == 0 || pt.N%t.cfg.Shards == t.cfg.Shard
 }
 
 // fullRounds is how many rounds a point gets in full.
@@ -322,7 +346,7 @@ func (t *tuner) finishTiming() {
 			tm.Rounds += len(p.Rounds)
 		}
 	}
-	tm.OverheadSeconds = tm.WallSeconds - tm.PointSeconds
+	tm.OverheadSeconds = tm.WallSeconds + tm.TaskSeconds - tm.PointSeconds
 	if tm.Launches > 0 {
 		tm.PerPointSeconds = tm.OverheadSeconds / float64(tm.Launches)
 	}

@@ -97,6 +97,9 @@ func WriteShow(w io.Writer, r *Record) error {
 		fmt.Fprintf(w, "\n%s\n", r.Note)
 	}
 	tm := r.Timing
+	if tm.TaskSeconds > 0 {
+		fmt.Fprintf(w, "\njob array: %.1fs in its tasks, all together", tm.TaskSeconds)
+	}
 	fmt.Fprintf(w, "\ntime: %.1fs wall, %.1fs the servers' loads, workloads and stops, %.1fs sglaunch's overhead (%.2fs a launch); %d launches, %d rounds run\n",
 		tm.WallSeconds, tm.PointSeconds, tm.OverheadSeconds, tm.PerPointSeconds, tm.Launches, tm.Rounds)
 	if v := r.Verdict; v != nil {

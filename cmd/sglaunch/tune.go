@@ -18,6 +18,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/workload"
+	"github.com/sglaunch/sglaunch/cluster"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
@@ -54,6 +55,14 @@ func tuneCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "out", Usage: "write the tune into `DIR` (default $SGLAUNCH_STATE_DIR/tunes/ID)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			skipPreflightFlag, allowSiteFlag,
+			&cli.BoolFlag{Name: "slurm", Usage: "plan the tune and print an sbatch job array whose tasks each measure a share of the points on a node of their own, into the tune's directory (shared by the nodes); then --resume collects and judges"},
+			&cli.IntFlag{Name: "tasks", Value: 4, Usage: "with --slurm: `N` tasks in the job array"},
+			&cli.StringFlag{Name: "partition", Usage: "with --slurm: sbatch --partition `NAME`"},
+			&cli.StringFlag{Name: "time", Usage: "with --slurm: sbatch --time `LIMIT` for each task"},
+			&cli.StringFlag{Name: "account", Usage: "with --slurm: sbatch --account `NAME`"},
+			&cli.StringFlag{Name: "job-output", Usage: "with --slurm: sbatch --output `PATTERN` (default Slurm's slurm-%A_%a.out)"},
+			&cli.IntFlag{Name: "gpus-per-node", Usage: "with --slurm: sbatch --gpus-per-node `N`"},
+			&cli.StringFlag{Name: "shard", Usage: "with --resume: measure share `K/N` of the points (what a task of the --slurm job array runs)"},
 		},
 		Action:      func(c *cli.Context) error { return e.tune(c) },
 		Subcommands: tuneRecordCommands(e),
@@ -100,6 +109,18 @@ func (e *env) tune(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	shard, shards, err := parseShard(c)
+	if err != nil {
+		return err
+	}
+	if shards > 0 {
+		if rec.Space.Strategy == tune.StrategyHalving {
+			return inputerr.Errorf("--shard: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
+		}
+		if rec, err = tune.LoadShard(rec.Dir(), shard); err != nil {
+			return err
+		}
+	}
 	prof, err := e.finder(s).Load(rec.Base)
 	if err != nil {
 		return err
@@ -135,7 +156,7 @@ func (e *env) tune(c *cli.Context) error {
 			}
 		}
 	}
-	if err := needsLinux("sglaunch tune"); err != nil {
+	if err := needsLinux("sglaunch tune"); err != nil && !c.Bool("slurm") {
 		return err
 	}
 	format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
@@ -146,11 +167,17 @@ func (e *env) tune(c *cli.Context) error {
 	if err != nil {
 		return inputerr.Errorf("%s: %w", flag, err)
 	}
-	e.sweepLeftovers(s, log)
-	if err := e.beforeLaunch(c, base, log); err != nil {
-		return err
+	if !c.Bool("slurm") {
+		e.sweepLeftovers(s, log)
+		if err := e.beforeLaunch(c, base, log); err != nil {
+			return err
+		}
 	}
-	store, err := bench.OpenStore(bench.RecordsDir(statedir.State(s.StateDir, e.getenv)))
+	recordsDir := bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
+	if rec.Shared {
+		recordsDir = rec.RecordsDir()
+	}
+	store, err := bench.OpenStore(recordsDir)
 	if err != nil {
 		return err
 	}
@@ -170,6 +197,17 @@ func (e *env) tune(c *cli.Context) error {
 		},
 		Progress: e.stderr, Log: log, Signals: sigs, Probes: e.probes,
 	}
+	if c.Bool("slurm") {
+		return e.tuneArray(c, cfg, rec, log)
+	}
+	if rec.Shared && shards == 0 {
+		n, err := rec.Collect()
+		if err != nil {
+			return err
+		}
+		log.Info(fmt.Sprintf("collected %d point(s) the job array's tasks measured", n))
+	}
+	cfg.Shard, cfg.Shards = shard, shards
 	log.Info(fmt.Sprintf("tune %s: %s; record %s", rec.ID, rec.Space.Describe(), rec.Path()))
 	runErr := tune.Search(ctx, cfg, rec)
 	fmt.Fprintln(e.stdout)
@@ -189,7 +227,7 @@ func (e *env) tune(c *cli.Context) error {
 // tuneRecord starts a tune from the flags, or loads the one --resume names.
 func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
 	if ref := c.String("resume"); ref != "" {
-		for _, f := range []string{"space", "profile", "strategy", "rounds", "out"} {
+		for _, f := range []string{"space", "profile", "strategy", "rounds", "out", "slurm"} {
 			if c.IsSet(f) {
 				return nil, inputerr.Errorf("--%s cannot change a tune that is resumed; --resume takes the tune's own (only --budget may be given again)", f)
 			}
@@ -264,7 +302,18 @@ func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
 	if _, err := os.Stat(filepath.Join(dir, tune.RecordFile)); err == nil {
 		return nil, inputerr.Errorf("--out %s holds a tune already; resume it with --resume %s, or pick another directory", dir, dir)
 	}
+	if c.IsSet("shard") {
+		return nil, inputerr.Errorf("--shard goes with --resume DIR: a task of a job array measures a share of a tune --slurm planned")
+	}
+	if c.Bool("slurm") {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		dir = abs
+	}
 	rec := tune.NewRecord(dir, now)
+	rec.Shared = c.Bool("slurm")
 	rec.Base, rec.BaseName, rec.Space, rec.Strategy, rec.Argv = ref, prof.Name, *space, space.Strategy, redactCommandLine(e.args)
 	return rec, nil
 }
@@ -318,4 +367,53 @@ func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
 
 func (h levelHandler) WithGroup(name string) slog.Handler {
 	return levelHandler{Handler: h.Handler.WithGroup(name), min: h.min}
+}
+
+// parseShard reads --shard K/N.
+func parseShard(c *cli.Context) (int, int, error) {
+	v := c.String("shard")
+	if v == "" {
+		return 0, 0, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(v, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n || fmt.Sprintf("%d/%d", k, n) != v {
+		return 0, 0, inputerr.Errorf("--shard %q: want K/N with 0 <= K < N, like 2/8", v)
+	}
+	return k, n, nil
+}
+
+// tuneArray plans the tune and prints the job array that measures it.
+func (e *env) tuneArray(c *cli.Context, cfg tune.Config, rec *tune.Record, log *slog.Logger) error {
+	if rec.Space.Strategy == tune.StrategyHalving {
+		return inputerr.Errorf("--slurm: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
+	}
+	exe, err := sglaunchExe("tune")
+	if err != nil {
+		return err
+	}
+	if err := tune.Prepare(cfg, rec); err != nil {
+		return err
+	}
+	argv := []string{exe, "tune", "--resume", rec.Dir()}
+	if c.Bool("skip-preflight") {
+		argv = append(argv, "--skip-preflight")
+	}
+	name := "sglaunch-tune-" + rec.BaseName
+	script, err := cluster.SbatchArrayScript(cluster.ArrayOptions{
+		JobName: name, Partition: c.String("partition"), Time: c.String("time"), Account: c.String("account"),
+		Output: c.String("job-output"), GPUsPerNode: c.Int("gpus-per-node"), Tasks: c.Int("tasks"),
+		Comment: []string{
+			fmt.Sprintf("generated by sglaunch %s: tune %s of profile %s, %d points.", version.String(), rec.ID, rec.Base, len(rec.Points)),
+			"Each task measures its share of the points on a node of its own, into",
+			rec.Dir() + " (shared by every node, as the profile and this binary must be).",
+			"When the array is done, collect and judge: sglaunch tune --resume " + rec.Dir(),
+		},
+		Argv: argv, TaskFlag: "--shard",
+	})
+	if err != nil {
+		return err
+	}
+	log.Info(fmt.Sprintf("tune %s planned (%d points) in %s; submit the job array with sbatch, then run: sglaunch tune --resume %s", rec.ID, len(rec.Points), rec.Dir(), rec.Dir()))
+	_, err = fmt.Fprint(e.stdout, script)
+	return err
 }
