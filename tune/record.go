@@ -81,7 +81,7 @@ type Timing struct {
 	OverheadSeconds float64 `json:"overhead_s"`
 	// TaskSeconds is the wall time of a job array's tasks, all together
 	// (they count towards the overhead, not towards WallSeconds).
-	TaskSeconds float64 `json:"tasks_s,omitempty"`
+	TaskSeconds     float64 `json:"tasks_s,omitempty"`
 	PerPointSeconds float64 `json:"overhead_per_point_s"`
 	Launches        int     `json:"launches"`
 	Rounds          int     `json:"rounds"`
