@@ -18,7 +18,10 @@
 // resumes without rerunning a finished point. The winner is named only
 // when it beats the baseline beyond noise, by the statistics of bench
 // compare (Welch's 95 % interval); then a profile that extends the base
-// and sets only what changed is written beside the record.
+// and sets only what changed is written beside the record. A tune may
+// also be split into a job array (Prepare, then one session per share
+// with Config.Shard, each into its own file; Record.Collect gathers the
+// shares for the judgement).
 //
 // What it must not do: start or stop a server itself (the caller hands
 // it a launch function), resolve profiles (the caller hands it a
