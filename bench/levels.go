@@ -92,6 +92,9 @@ func (r *Runner) runLevel(ctx context.Context, client *loadgen.Client, model str
 			err = rerr
 			break
 		}
+		if r.AfterRound != nil && i+1 < w.RoundCount() && !r.AfterRound(w.Name, res.Levels[idx]) {
+			break
+		}
 	}
 	return err
 }

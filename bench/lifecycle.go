@@ -87,6 +87,8 @@ type RunSpec struct {
 	// KeepRunning, before the server is left running).
 	Report func(rec *Record, path string) error
 	Log    *slog.Logger
+	// AfterRound, when set, may end a level's rounds early (Runner.AfterRound).
+	AfterRound func(workload string, l LevelRecord) bool
 }
 
 // Located is what a URL run learns about the server on this host.
@@ -330,7 +332,7 @@ func (r *run) withCause(err error) error {
 }
 
 func (r *run) runner(t Target) *Runner {
-	rn := &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress, Checkpoint: r.checkpoint}
+	rn := &Runner{Target: t, Progress: r.spec.Progress, Output: r.spec.Progress, Checkpoint: r.checkpoint, AfterRound: r.spec.AfterRound}
 	if r.spec.Details {
 		rn.DetailsPath = r.spec.Store.DetailsPath(r.rec)
 	}

@@ -47,6 +47,10 @@ type Runner struct {
 	// and after each level, with the record as it stands (the bench life cycle saves
 	// it, so that a killed run keeps what completed).
 	Checkpoint func()
+	// AfterRound, when set, is called after each round of a level but the
+	// last, with the level as it stands; false ends the level's rounds
+	// there, as if it had no more (tune's racing).
+	AfterRound func(workload string, l LevelRecord) bool
 
 	details *detailsFile
 }

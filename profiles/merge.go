@@ -76,6 +76,10 @@ func merge(parent, child *Profile) *Profile {
 	if out.Description == "" {
 		out.Description = parent.Description
 	}
+	out.Tune, out.TuneFile = parent.Tune, parent.TuneFile
+	if child.Tune != nil {
+		out.Tune, out.TuneFile = child.Tune, child.TuneFile
+	}
 	for k, v := range parent.Settings {
 		out.Settings[k] = v
 	}

@@ -17,7 +17,7 @@ var (
 )
 
 var (
-	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "multinode", "stop_timeout", "managed_env", "inherit_env", "status_addr"}
+	topKeys     = []string{"name", "description", "extends", "python", "module", "env", "args", "serve", "bench", "health", "multinode", "stop_timeout", "managed_env", "inherit_env", "status_addr", "tune"}
 	overlayKeys = []string{"env", "args"}
 	benchKeys   = []string{"env", "args", "workloads"}
 )
@@ -75,6 +75,8 @@ func (d *decoder) profile(root ast.Node, p *Profile) error {
 			p.ManagedEnv, err = d.names(e, reFlagName)
 		case "inherit_env":
 			p.InheritEnv, err = d.names(e, reEnvName)
+		case "tune":
+			p.Tune, p.TuneFile = e.Value, d.File
 		}
 		if err != nil {
 			return err

@@ -148,6 +148,11 @@ type Profile struct {
 	Bench      Overlay
 	ManagedEnv []string
 	InheritEnv []string
+	// Tune is the raw tune: node (a search space), decoded by package
+	// tune; TuneFile names the file it was written in, for the positions
+	// of that package's errors.
+	Tune     ast.Node
+	TuneFile string
 	// Source is where the profile was read: a file path or "built-in".
 	Source string
 	// Chain lists the profiles applied, base first, when extends was used.

@@ -52,7 +52,32 @@ func (p *Profile) YAML() string {
 	}
 	writeSettings(&b, p.Settings, "health")
 	writeSettings(&b, p.Settings, "multinode")
+	if p.Tune != nil {
+		b.WriteString("tune:\n")
+		writeBlock(&b, "  ", p.Tune.String())
+	}
 	return b.String()
+}
+
+// writeBlock writes a node's YAML text under prefix, its own common
+// indentation removed and its nesting kept.
+func writeBlock(b *strings.Builder, prefix, text string) {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " ")); common < 0 || n < common {
+			common = n
+		}
+	}
+	for _, l := range lines {
+		if len(l) >= common && common > 0 {
+			l = l[common:]
+		}
+		b.WriteString(prefix + l + "\n")
+	}
 }
 
 // writeSettings writes the settings under section that the profile has,

@@ -76,11 +76,13 @@ func TestLayering(t *testing.T) {
 // flags.
 func TestLayeringDirectImports(t *testing.T) {
 	t.Parallel()
-	imports := goList(t, "Imports", "../cmd/sglaunch", "../launch", "../bench/report")
+	imports := goList(t, "Imports", "../cmd/sglaunch", "../launch", "../bench/report", "../tune")
 	rules := []layerRule{
 		// bench/report reads records through bench, which runs
 		// benchmarks; it renders, and runs or probes nothing itself.
 		{"bench/report", []string{"internal/childproc", "internal/hostprobe", "internal/sglangapi", "internal/proc"}},
+		// tune searches; the command hands it the launch and the resolver.
+		{"tune", []string{"supervise", "profiles", "systemd", "internal/childproc", "internal/sglangapi", "internal/proc", "loadgen"}},
 		{"cmd/sglaunch", []string{"launcher", "health", "supervise", "internal/runstate", "internal/proc", "internal/childproc"}},
 		{"launch", []string{"github.com/urfave/cli/v2", "internal/proc", "internal/childproc"}},
 	}

@@ -58,6 +58,25 @@ var helpTexts = map[string]commandHelp{
 		examples: []string{"sglaunch bench show latest", "sglaunch bench show latest --json"},
 		exit:     exitRecord,
 	},
+	"tune": {
+		examples: []string{"sglaunch tune --profile kimi --space nccl-space.yaml --budget 6h",
+			"sglaunch tune --resume 20261202T031500Z-ab12cd34",
+			"sglaunch tune --profile kimi --space nccl-space.yaml --slurm --tasks 8 --partition gpu"},
+		exit: "0 the search ended (with a winner or with \"no winner beyond noise\"), 1 it could not go on (a failed run), 2 bad input, 128+N stopped by signal N (--resume goes on)",
+	},
+	"tune show": {
+		description: "Every point of a tune, best first, with its objective's interval and status, the failed points\n" +
+			"with the phase they died in, and the verdict against the baseline. DIR or ID names the tune\n" +
+			"(default the newest).",
+		examples: []string{"sglaunch tune show latest", "sglaunch tune show latest --json"},
+		exit:     "0 shown, 2 no such tune",
+	},
+	"tune report": {
+		description: "One self-contained HTML page: every point's objective with its interval, sorted, and each\n" +
+			"parameter's effect; -o writes it to a file instead of stdout.",
+		examples: []string{"sglaunch tune report latest -o tune.html"},
+		exit:     "0 written, 2 no such tune or a file that cannot be written",
+	},
 	"bench compare": {
 		description: "For each workload and level both records ran: each key metric of B against A in %, with the\n" +
 			"interval the rounds allow, and whether the change is beyond that noise; then the flags and\n" +

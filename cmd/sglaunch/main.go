@@ -131,6 +131,7 @@ func commands(e *env) []*cli.Command {
 		slurmCommand(e),
 		lwsCommand(e),
 		benchCommand(e),
+		tuneCommand(e),
 		configCommand(e),
 		profilesCommand(e),
 		preflightCommand(e),

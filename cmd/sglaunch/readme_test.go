@@ -121,6 +121,8 @@ func offline(args []string) (bool, string) {
 		return false, "needs a running server"
 	case args[0] == "bench" && (len(args) == 1 || strings.HasPrefix(args[1], "-")):
 		return false, "launches a server on the simulator for half a minute; ./test runs bench end to end"
+	case args[0] == "tune":
+		return false, "launches a server per point, or reads a tune a search wrote; test/tune runs tune end to end"
 	case !has("--profile") && !has("-p") && slices.Contains([]string{"serve", "unit", "slurm", "lws", "config", "preflight"}, args[0]):
 		return false, "names the command only (no profile)"
 	}

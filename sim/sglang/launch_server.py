@@ -9,7 +9,7 @@ its log flood when asked (SGLANG_SIM_RECORD, SGLANG_SIM_LOG_FLOOD_BYTES).
 import signal
 import sys
 
-from sglang.srt import sim_env
+from sglang.srt import perf_model, sim_env
 from sglang.srt.sim_hooks import log_flood, record_invocation, stamp
 
 
@@ -26,6 +26,7 @@ def main(argv=None):
     # As in SGLang, argparse comes first: --help and a bad flag exit before
     # the server does or prints anything.
     server_args = prepare_server_args(sys.argv[1:] if argv is None else argv)
+    perf_model.apply(cfg, server_args)  # SGLANG_SIM_PERF_MODEL: timings from the settings
     if cfg.record:
         record_invocation(cfg.record)
     if cfg.log_flood_bytes:

@@ -40,6 +40,7 @@ import time
 from sglang.srt import metrics_collector
 from sglang.srt.engine import calculate_rank_ranges
 from sglang.srt.environ import envs
+from sglang.srt import perf_model
 from sglang.srt.http_conn import REASONS, Listener
 from sglang.srt.server_signals import ServerSignals
 from sglang.srt.sim_hooks import stamp
@@ -343,6 +344,7 @@ class SimHttpServer(ServerSignals):
             conn.send_response(400, b"Flush cache failed.\n", None)
             return
         tm.reset_metrics()
+        perf_model.on_flush(tm)  # SGLANG_SIM_PERF_MODEL: the next round's timings
         sched_logger.info("Cache flushed successfully!")
         conn.send_response(
             200,

@@ -14,6 +14,9 @@ Timing
                                Default 50.
   SGLANG_SIM_ITL_MS            Inter-token latency. Token i of a request is sent at
                                arrival + TTFT + i * ITL. Default 10.
+  SGLANG_SIM_PERF_MODEL        1: TTFT, ITL and the accept length follow a model of
+                               NCCL variables and flags (perf_model.py, which
+                               reads its own SGLANG_SIM_PERF_* knobs).
 
 Failure modes
   SGLANG_SIM_CRASH_DURING_LOAD Seconds into the load at which the node's first rank
