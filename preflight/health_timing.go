@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -28,8 +29,9 @@ func checkHealthTiming(p *plan.Plan, env map[string]string) []Finding {
 			wait = time.Duration(f * float64(time.Second))
 		}
 	}
-	if env["SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION"] == "0" {
-		wait = 0 // /health answers without generating
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	if len(health.Bypasses(lookup)) > 0 {
+		wait = 0 // /health answers without generating (checkHealthBypass warns)
 	}
 	timeout := p.Health.RequestTimeout
 	if timeout <= 0 || timeout > wait {

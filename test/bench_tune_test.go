@@ -154,9 +154,11 @@ bench:
 	for _, w := range r.Workloads {
 		for _, l := range w.Levels {
 			m := l.Metrics
-			// Generous bounds (a loaded machine), yet 10 per token and 20
-			// per chunk cannot be taken for each other.
-			if m["median_itl_ms"] < 9.5 || m["median_itl_ms"] > 13 || m["median_chunk_gap_ms"] < 19.5 || m["median_chunk_gap_ms"] > 26 {
+			// Generous bounds (a loaded machine: a client that stalls reads
+			// chunks in bursts, which pulls the medians down as well as
+			// up), yet 10 per token and 20 per chunk cannot be taken for
+			// each other.
+			if m["median_itl_ms"] < 7 || m["median_itl_ms"] > 14 || m["median_chunk_gap_ms"] < 14 || m["median_chunk_gap_ms"] > 28 {
 				t.Errorf("%s c=%d: median ITL %.2f, chunk gap %.2f; want 10 per token and 20 per chunk", w.Workload.Name, l.Concurrency, m["median_itl_ms"], m["median_chunk_gap_ms"])
 			}
 			if l.AcceptLength != 33.0/16 || l.FlushError != "" || l.TokenCounts != "server" || len(l.Rounds) != 2 || l.Rounds[1].AcceptLength != 33.0/16 {
