@@ -47,6 +47,9 @@ func TestLayering(t *testing.T) {
 		// Small shared pieces: they serve every layer and know none.
 		{"internal/tail", []string{"plan", "launcher", "internal/childproc"}},
 		{"internal/statefile", []string{"plan", "launcher", "internal/statedir"}},
+		// internal/cliflow arranges and answers command lines; it knows
+		// no command of sglaunch's and resolves or runs nothing.
+		{"internal/cliflow", []string{"plan", "profiles", "launch", "launcher", "supervise", "bench", "verify", "preflight", "systemd", "cluster", "status"}},
 	}
 	// Only the command composes a launch.
 	for pkg, d := range deps {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/report"
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
@@ -103,7 +104,7 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 		return inputerr.Errorf("--fail-if-slower %g: want a percentage of 0 or more", pct)
 	}
 	if slow := cmp.Slower(pct); len(slow) > 0 {
-		return &statusError{code: 1, msg: bench.SlowerText(slow, pct)}
+		return &cliflow.Exit{Code: 1, Msg: bench.SlowerText(slow, pct)}
 	}
 	return nil
 }

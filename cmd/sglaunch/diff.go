@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
@@ -47,7 +48,7 @@ func diffCommand(e *env) *cli.Command {
 				return err
 			}
 			if differs {
-				return &statusError{code: 1}
+				return &cliflow.Exit{Code: 1}
 			}
 			return nil
 		},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/verify"
 )
@@ -61,7 +62,7 @@ func (e *env) diffGroup(c *cli.Context, opA, opB operand) error {
 		}
 	}
 	if differs {
-		return &statusError{code: 1}
+		return &cliflow.Exit{Code: 1}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launch"
@@ -62,7 +63,7 @@ func (e *env) launchSpec(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.
 func fromLaunch(err error) error {
 	var x *launch.Exit
 	if errors.As(err, &x) {
-		return &statusError{code: x.Code, msg: x.Msg, raise: x.Signal}
+		return &cliflow.Exit{Code: x.Code, Msg: x.Msg, Raise: x.Signal}
 	}
 	return err
 }
