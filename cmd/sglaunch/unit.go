@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,6 +15,9 @@ import (
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/systemd"
 )
+
+// lookupAccount is what --user is checked with; tests replace it.
+var lookupAccount = systemd.LookupAccount
 
 func unitCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -33,7 +35,7 @@ func unitCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
 			&cli.BoolFlag{Name: "user-unit", Usage: "write a unit for your own systemd (systemctl --user): wanted by default.target, no User=, no limits a user manager would clamp"},
 		},
-		Before: checkUnitUser,
+		Before: func(c *cli.Context) error { return systemd.CheckUser(c.String("user"), lookupAccount) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
@@ -46,12 +48,12 @@ func unitCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := e.unitWarnings(c, plan, exe); err != nil {
+			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden"), UserManager: c.Bool("user-unit")}
+			if err := e.warn(systemd.Warnings(plan, o, e.lookupEnv)); err != nil {
 				return err
 			}
-			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden"), UserManager: c.Bool("user-unit")}
 			if o.Harden {
-				o.Home = homeOf(o.User)
+				o.Home = systemd.HomeOf(o.User)
 			}
 			unit, err := systemd.Unit(plan, o)
 			if err != nil {
@@ -152,21 +154,14 @@ func (e *env) deployPlan(c *cli.Context, leftOut, inheritGone string) (*plan.Pla
 	return p, prof, err
 }
 
-// homeOf is the home directory of the account the service runs as (root
-// when none is named), "" when unknown.
-func homeOf(name string) string {
-	var u *user.User
-	var err error
-	switch {
-	case name == "":
-		u, err = user.LookupId("0")
-	case strings.Trim(name, "0123456789") == "":
-		u, err = user.LookupId(name)
-	default:
-		u, err = user.Lookup(name)
-	}
+// warn logs each warning on stderr.
+func (e *env) warn(warnings []string) error {
+	log, err := logging.New(e.stderr, logging.Text)
 	if err != nil {
-		return ""
+		return err
 	}
-	return u.HomeDir
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	return nil
 }
