@@ -172,7 +172,7 @@ func (e *env) bench(c *cli.Context) error {
 // starts the server through w.Start, measures it and stops it.
 func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
 	rec := bench.NewRecord(time.Now())
-	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
+	rec.Argv, rec.Sglaunch = redact.CommandLine(e.args), version.String()
 	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
 	python := b.settings.Python
 	if python == "" {
@@ -228,34 +228,4 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 		log.Info(fmt.Sprintf("record %s (%s) saved to %s", rec.ID, rec.Status, path))
 	}
 	return nil
-}
-
-// redactCommandLine masks secrets in sglaunch's own command line: the
-// values of secret flags (--api-key X, after --) and of --set
-// assignments to secret names (--set env.HF_TOKEN=X), however the flag
-// is spelled: Go's flag parsing takes -set, --set, -set=V and --set=V.
-func redactCommandLine(args []string) []string {
-	out := redact.Argv(args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, val, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name != "set" {
-			continue
-		}
-		if inline {
-			out[i] = strings.TrimSuffix(a, val) + redact.Assignment(val)
-			continue
-		}
-		if i+1 < len(out) {
-			i++
-			out[i] = redact.Assignment(out[i])
-		}
-	}
-	return out
 }
