@@ -21,7 +21,6 @@ import (
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
-	"github.com/sglaunch/sglaunch/verify"
 )
 
 func benchCommand(e *env) *cli.Command {
@@ -184,33 +183,11 @@ func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: w.Start,
-		Locate: e.locator(b.settings),
+		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv)),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
 	_, err := bench.Run(ctx, spec, w.Signals)
 	return err
-}
-
-// locator finds the server behind --url on this host, as verify does:
-// its process, and the plan of the sglaunch launch that runs it, from the
-// launch's runtime state.
-func (e *env) locator(s plan.Config) func(ctx context.Context, url string) *bench.Located {
-	return func(ctx context.Context, url string) *bench.Located {
-		loc, err := verify.Locate(ctx, verify.Target{URL: url, RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)})
-		if err != nil || loc.ServerPID == 0 {
-			return nil
-		}
-		out := &bench.Located{Observed: bench.Observed{ServerPID: loc.ServerPID, How: loc.How}}
-		if argv, err := loc.Argv(); err == nil {
-			out.Argv = redact.Argv(argv)
-		}
-		if st := loc.State; st != nil && !st.Stale {
-			view := st.Plan
-			out.Plan, out.Profile = &view, st.Profile
-			out.PlanNote = fmt.Sprintf("from the runtime state of the sglaunch launch (pid %d) that runs the server; `sglaunch verify --url %s` proves the server runs it", st.SglaunchPID, url)
-		}
-		return out
-	}
 }
 
 // reportRun prints the results and where the record is.
