@@ -49,6 +49,9 @@ func TestLayering(t *testing.T) {
 		{"internal/statefile", []string{"plan", "launcher", "internal/statedir"}},
 		// internal/cliflow arranges and answers command lines; it knows
 		// no command of sglaunch's and resolves or runs nothing.
+		// internal/selfexe names the binary a unit or job runs; it
+		// renders and runs nothing.
+		{"internal/selfexe", []string{"plan", "systemd", "cluster", "launcher", "internal/childproc"}},
 		{"internal/cliflow", []string{"plan", "profiles", "launch", "launcher", "supervise", "bench", "verify", "preflight", "systemd", "cluster", "status"}},
 	}
 	// Only the command composes a launch.
