@@ -52,6 +52,9 @@ func TestLayering(t *testing.T) {
 		// internal/selfexe names the binary a unit or job runs; it
 		// renders and runs nothing.
 		{"internal/selfexe", []string{"plan", "systemd", "cluster", "launcher", "internal/childproc"}},
+		// preflight/sglanghelp reads the text of SGLang's --help; it
+		// runs nothing and judges no plan.
+		{"preflight/sglanghelp", []string{"preflight", "plan", "profiles", "internal/childproc", "internal/hostprobe", "launcher"}},
 		{"internal/cliflow", []string{"plan", "profiles", "launch", "launcher", "supervise", "bench", "verify", "preflight", "systemd", "cluster", "status"}},
 	}
 	// Only the command composes a launch.
