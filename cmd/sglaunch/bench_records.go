@@ -44,11 +44,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				if c.NArg() != 1 {
 					return inputerr.Errorf("bench show: want one record ID, got %d arguments; `sglaunch bench list` shows them", c.NArg())
 				}
-				store, err := e.recordStore(c)
-				if err != nil {
-					return err
-				}
-				rec, err := store.Get(c.Args().First())
+				rec, err := e.record(c, c.Args().First())
 				if err != nil {
 					return err
 				}
@@ -130,4 +126,14 @@ func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
 	}
 	store.Shared = shared
 	return store, nil
+}
+
+// record reads record id (an ID, a unique prefix, latest, or a record
+// file) from the records recordStore opens.
+func (e *env) record(c *cli.Context, id string) (*bench.Record, error) {
+	store, err := e.recordStore(c)
+	if err != nil {
+		return nil, err
+	}
+	return store.Get(id)
 }

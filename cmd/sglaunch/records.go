@@ -10,11 +10,7 @@ import (
 // recordWithPlan returns a bench record whose plan is known (rec.Plan
 // is set) and its label.
 func (e *env) recordWithPlan(c *cli.Context, id string) (*bench.Record, string, error) {
-	store, err := e.recordStore(c)
-	if err != nil {
-		return nil, "", err
-	}
-	rec, err := store.Get(id)
+	rec, err := e.record(c, id)
 	if err != nil {
 		return nil, "", err
 	}
