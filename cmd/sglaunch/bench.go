@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
@@ -76,7 +74,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	b := &benchSetup{settings: s, url: strings.TrimRight(c.String("url"), "/")}
 	var prof *profiles.Profile
 	if b.url != "" {
-		if err := checkURL(b.url); err != nil {
+		if err := bench.CheckURL(b.url); err != nil {
 			return nil, err
 		}
 		extra, err := e.passthrough(c)
@@ -104,15 +102,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 			return nil, err
 		}
 	}
-	fromProfile, err := workload.ProfileWorkloads(prof)
-	if err != nil {
-		return nil, err
-	}
-	if b.workloads, err = workload.Select(c.StringSlice("workload"), fromProfile); err != nil {
-		return nil, err
-	}
-	// Datasets are read now: a bad file is an input error before a load.
-	if err := workload.Prepare(b.workloads); err != nil {
+	if b.workloads, err = workload.ForRun(c.StringSlice("workload"), prof); err != nil {
 		return nil, err
 	}
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
@@ -126,14 +116,6 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	return b, err
 }
 
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return inputerr.Errorf("--url %q: want the server's base URL, like http://127.0.0.1:30000", raw)
-	}
-	return nil
-}
-
 func (e *env) bench(c *cli.Context) error {
 	b, err := e.benchSetup(c)
 	if err != nil {
@@ -144,13 +126,9 @@ func (e *env) bench(c *cli.Context) error {
 			return err
 		}
 	}
-	format, flag := b.settings.LogFormat, "SGLAUNCH_LOG_FORMAT"
-	if c.IsSet("log-format") {
-		format, flag = c.String("log-format"), "--log-format"
-	}
-	log, err := logging.New(e.stderr, format)
+	log, err := e.logger(c, b.settings)
 	if err != nil {
-		return inputerr.Errorf("%s: %w", flag, err)
+		return err
 	}
 	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
 		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/cliflow"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launch"
@@ -66,4 +67,18 @@ func fromLaunch(err error) error {
 		return &cliflow.Exit{Code: x.Code, Msg: x.Msg, Raise: x.Signal}
 	}
 	return err
+}
+
+// logger is sglaunch's own logger for serve and bench, in --log-format,
+// else SGLAUNCH_LOG_FORMAT's format.
+func (e *env) logger(c *cli.Context, s plan.Config) (*slog.Logger, error) {
+	format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
+	if c.IsSet("log-format") {
+		format, flag = c.String("log-format"), "--log-format"
+	}
+	log, err := logging.New(e.stderr, format)
+	if err != nil {
+		return nil, inputerr.Errorf("%s: %w", flag, err)
+	}
+	return log, nil
 }
