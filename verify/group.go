@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -66,12 +65,7 @@ func (g *GroupReport) OK() bool { return g.Drift == 0 && g.Unchecked == 0 }
 
 // WriteJSON writes the report as JSON.
 func (g *GroupReport) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(g, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return writeJSON(w, g)
 }
 
 // WriteText writes one table per group of settings with a RANK column,

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -165,4 +166,34 @@ func DiffGroup(opA, opB Operand) ([]RankDiff, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// WriteDiffs prints diff's comparisons, as a table or, with asJSON, as
+// JSON (group: one document with a comparison per rank), and says
+// whether a perf-relevant setting differs in any.
+func WriteDiffs(w io.Writer, diffs []RankDiff, group, asJSON bool) (differs bool, err error) {
+	var all []map[string]any
+	for i, d := range diffs {
+		differs = differs || PerfDiffers(d.Rows)
+		switch {
+		case asJSON && !group:
+			err = writeJSON(w, DiffJSON(d.A, d.B, d.Rows))
+		case asJSON:
+			j := DiffJSON(d.A, d.B, d.Rows)
+			j["rank"] = d.Rank
+			all = append(all, j)
+		default:
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			err = WriteDiff(w, d.A, d.B, d.Rows)
+		}
+		if err != nil {
+			return differs, err
+		}
+	}
+	if asJSON && group {
+		err = writeJSON(w, map[string]any{"ranks": all})
+	}
+	return differs, err
 }

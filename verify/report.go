@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -28,12 +27,7 @@ func (r *Report) OK() bool { return r.Drift == 0 }
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	r.SGLangTables = tablesNote(deploymentVersion(r.Expected, r.Observed))
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return writeJSON(w, r)
 }
 
 // WriteText writes the report as a table per group and a verdict line.

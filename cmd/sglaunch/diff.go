@@ -46,45 +46,13 @@ func diffCommand(e *env) *cli.Command {
 					return err
 				}
 			}
-			return e.writeDiffs(diffs, group, c.Bool("json"))
+			differs, err := verify.WriteDiffs(e.stdout, diffs, group, c.Bool("json"))
+			if err != nil || !differs {
+				return err
+			}
+			return &cliflow.Exit{Code: 1}
 		},
 	}
-}
-
-// writeDiffs prints the comparisons (group: one a rank) and exits 1
-// when a perf-relevant setting differs.
-func (e *env) writeDiffs(diffs []verify.RankDiff, group, asJSON bool) error {
-	differs := false
-	var all []map[string]any // --json --group: one document, a comparison per rank
-	for i, d := range diffs {
-		differs = differs || verify.PerfDiffers(d.Rows)
-		switch {
-		case asJSON && !group:
-			if err := writeJSON(e.stdout, verify.DiffJSON(d.A, d.B, d.Rows)); err != nil {
-				return err
-			}
-		case asJSON:
-			j := verify.DiffJSON(d.A, d.B, d.Rows)
-			j["rank"] = d.Rank
-			all = append(all, j)
-		default:
-			if i > 0 {
-				fmt.Fprintln(e.stdout)
-			}
-			if err := verify.WriteDiff(e.stdout, d.A, d.B, d.Rows); err != nil {
-				return err
-			}
-		}
-	}
-	if asJSON && group {
-		if err := writeJSON(e.stdout, map[string]any{"ranks": all}); err != nil {
-			return err
-		}
-	}
-	if differs {
-		return &cliflow.Exit{Code: 1}
-	}
-	return nil
 }
 
 // diffOperand resolves one operand of diff: a bare word is a profile,
