@@ -53,9 +53,8 @@ func statusCommand(e *env) *cli.Command {
 	}
 }
 
-// statusSnapshots gathers what is known of the launches asked about,
-// newest launch of a profile first. Nothing found is an input error
-// (exit 2), as verify's "nothing to check" is.
+// statusSnapshots gathers what is known of the launches asked about:
+// the status endpoint at --url, else those status.Find finds.
 func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 	if u := c.String("url"); u != "" {
 		snap, err := status.Fetch(c.Context, u)
@@ -77,15 +76,5 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 		}
 		want = p.Name
 	}
-	out, err := status.Local(c.Context, dir, want)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if want != "" {
-			return nil, inputerr.Errorf("no launch of profile %s is running on this host (no runtime state in %s)", want, dir)
-		}
-		return nil, inputerr.Errorf("no sglaunch launch is running on this host (no runtime state in %s)", dir)
-	}
-	return out, nil
+	return status.Find(c.Context, dir, want)
 }
