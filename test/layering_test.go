@@ -47,6 +47,7 @@ func TestLayering(t *testing.T) {
 		// Small shared pieces: they serve every layer and know none.
 		{"internal/tail", []string{"plan", "launcher", "internal/childproc"}},
 		{"internal/statefile", []string{"plan", "launcher", "internal/statedir"}},
+		{"internal/jsonout", []string{"plan", "launcher", "internal/redact"}},
 		// internal/cliflow arranges and answers command lines; it knows
 		// no command of sglaunch's and resolves or runs nothing.
 		// internal/selfexe names the binary a unit or job runs; it

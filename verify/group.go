@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -65,7 +66,7 @@ func (g *GroupReport) OK() bool { return g.Drift == 0 && g.Unchecked == 0 }
 
 // WriteJSON writes the report as JSON.
 func (g *GroupReport) WriteJSON(w io.Writer) error {
-	return writeJSON(w, g)
+	return jsonout.Write(w, g)
 }
 
 // WriteText writes one table per group of settings with a RANK column,

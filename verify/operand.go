@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -177,7 +178,7 @@ func WriteDiffs(w io.Writer, diffs []RankDiff, group, asJSON bool) (differs bool
 		differs = differs || PerfDiffers(d.Rows)
 		switch {
 		case asJSON && !group:
-			err = writeJSON(w, DiffJSON(d.A, d.B, d.Rows))
+			err = jsonout.Write(w, DiffJSON(d.A, d.B, d.Rows))
 		case asJSON:
 			j := DiffJSON(d.A, d.B, d.Rows)
 			j["rank"] = d.Rank
@@ -193,7 +194,7 @@ func WriteDiffs(w io.Writer, diffs []RankDiff, group, asJSON bool) (differs bool
 		}
 	}
 	if asJSON && group {
-		err = writeJSON(w, map[string]any{"ranks": all})
+		err = jsonout.Write(w, map[string]any{"ranks": all})
 	}
 	return differs, err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -27,7 +28,7 @@ func (r *Report) OK() bool { return r.Drift == 0 }
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	r.SGLangTables = tablesNote(deploymentVersion(r.Expected, r.Observed))
-	return writeJSON(w, r)
+	return jsonout.Write(w, r)
 }
 
 // WriteText writes the report as a table per group and a verdict line.

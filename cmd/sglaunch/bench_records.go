@@ -7,6 +7,7 @@ import (
 	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
 
@@ -30,7 +31,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					if list == nil {
 						list = []bench.Entry{}
 					}
-					return writeJSON(e.stdout, list)
+					return jsonout.Write(e.stdout, list)
 				}
 				return report.WriteList(e.stdout, list)
 			},
@@ -79,7 +80,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				}
 				cmp := bench.Compare(a, b)
 				if c.Bool("json") {
-					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
+					err = jsonout.Write(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
 				} else {
 					err = report.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/profiles"
 )
 
@@ -25,7 +26,7 @@ func profilesCommand(e *env) *cli.Command {
 					}
 					list := e.finder(s).List()
 					if c.Bool("json") {
-						return writeJSON(e.stdout, list)
+						return jsonout.Write(e.stdout, list)
 					}
 					return profiles.WriteList(e.stdout, list)
 				},

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/status"
 )
@@ -36,9 +37,9 @@ func statusCommand(e *env) *cli.Command {
 			}
 			if c.Bool("json") {
 				if c.IsSet("url") || c.IsSet("profile") {
-					return writeJSON(e.stdout, snaps[0])
+					return jsonout.Write(e.stdout, snaps[0])
 				}
-				return writeJSON(e.stdout, snaps)
+				return jsonout.Write(e.stdout, snaps)
 			}
 			for i, s := range snaps {
 				if i > 0 {
