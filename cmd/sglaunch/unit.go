@@ -80,28 +80,17 @@ func (e *env) deployPlan(c *cli.Context, leftOut, inheritGone string) (*plan.Pla
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := logging.New(e.stderr, logging.Text)
-	if err != nil {
+	s, warnings := s.ForDeployment(leftOut)
+	if err := e.warn(warnings); err != nil {
 		return nil, nil, err
 	}
-	for _, x := range []struct {
-		name string
-		set  bool
-	}{{"SGLAUNCH_SET", len(s.Set) > 0}, {"SGLAUNCH_HOST", s.Host != ""}, {"SGLAUNCH_PORT", s.Port != ""}} {
-		if x.set {
-			log.Warn(x.name + " is left out of " + leftOut + "; put the values in the profile")
-		}
-	}
-	s.Set, s.Host, s.Port = nil, "", ""
 	prof, err := e.loadProfile(c, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	if inheritGone != "" {
-		for _, name := range prof.InheritEnv {
-			if _, ok := e.lookupEnv(name); ok {
-				log.Warn(fmt.Sprintf("inherit_env %s is set in your environment, but %s", name, inheritGone))
-			}
+		if err := e.warn(plan.InheritGone(prof, e.lookupEnv, inheritGone)); err != nil {
+			return nil, nil, err
 		}
 	}
 	p, err := plan.Resolve(plan.Request{Profile: prof, Mode: plan.ModeServe, Config: s, LookPath: e.lookPath, SimDir: e.simDir(c)})
