@@ -110,23 +110,14 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 // `bench --dir DIR list` reads DIR as `bench list --dir DIR` does.
 func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
 	dir := e.recordsDir(c)
-	var shared []string
-	if dir == "" {
-		s, err := e.settings(c)
-		if err != nil {
-			return nil, err
-		}
-		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
-		if d := statedir.Shared(s.StateDir, e.getenv); d != "" {
-			shared = append(shared, bench.RecordsDir(d))
-		}
+	if dir != "" {
+		return bench.OpenStore(dir)
 	}
-	store, err := bench.OpenStore(dir)
+	s, err := e.settings(c)
 	if err != nil {
 		return nil, err
 	}
-	store.Shared = shared
-	return store, nil
+	return bench.OpenRecords(statedir.State(s.StateDir, e.getenv), statedir.Shared(s.StateDir, e.getenv))
 }
 
 // record reads record id (an ID, a unique prefix, latest, or a record

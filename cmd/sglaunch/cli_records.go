@@ -1,13 +1,12 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/internal/cliflow"
-	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
 
 // readsRecords says a command reads the records directory that --dir
@@ -23,15 +22,7 @@ func requireRecordsDir(c *cli.Context) error {
 		if ctx.Command == nil || cliflow.LookupFlag(ctx.Command.Flags, "--dir") == nil || !ctx.IsSet("dir") {
 			continue
 		}
-		dir := ctx.String("dir")
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return inputerr.Errorf("--dir %s: no records directory there (%v); bench writes its records to $SGLAUNCH_STATE_DIR/records unless given --dir", dir, err)
-		}
-		if !fi.IsDir() {
-			return inputerr.Errorf("--dir %s: not a directory; give the directory that holds the records (a record file is given as the ID)", dir)
-		}
-		return nil
+		return bench.CheckRecordsDir(ctx.String("dir"))
 	}
 	return nil
 }
