@@ -82,13 +82,11 @@ func (e *env) diffOperand(c *cli.Context, op string) (verify.Operand, error) {
 }
 
 func (e *env) recordOperand(c *cli.Context, id string) (verify.Operand, error) {
-	rec, label, err := e.recordWithPlan(c, id)
+	exp, side, err := e.recordExpected(c, id)
 	if err != nil {
 		return verify.Operand{}, err
 	}
-	exp := verify.FromView(*rec.Plan, label, true)
-	exp.SGLang = rec.SGLang
-	return verify.PlanOperand("record:"+id, plan.SideOfView(*rec.Plan, label), exp), nil
+	return verify.PlanOperand("record:"+id, side, exp), nil
 }
 
 func (e *env) profileOperand(c *cli.Context, ref string) (verify.Operand, error) {

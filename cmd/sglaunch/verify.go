@@ -87,13 +87,8 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		if c.IsSet("set") || c.IsSet("unset") {
 			return verify.Expected{}, inputerr.Errorf("--set/--unset change a profile's plan; a record's plan is fixed")
 		}
-		rec, label, err := e.recordWithPlan(c, id)
-		if err != nil {
-			return verify.Expected{}, err
-		}
-		exp := verify.FromView(*rec.Plan, label, true)
-		exp.SGLang = rec.SGLang // what was benchmarked
-		return exp, nil
+		exp, _, err := e.recordExpected(c, id)
+		return exp, err
 	}
 	plan, _, err := e.loadPlan(c, plan.ModeServe)
 	if err != nil {
