@@ -2,6 +2,7 @@ package cliflow
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -101,4 +102,26 @@ func RootAction(c *cli.Context) error {
 		msg = fmt.Sprintf("unknown command %q; did you mean %s? (commands: %s)", c.Args().First(), near[0], strings.Join(names, ", "))
 	}
 	return inputerr.Errorf("%s", msg)
+}
+
+// ArgumentAsOption answers a positional argument given to a leaf command
+// that takes none (an ArgsUsage empty or only "[-- ...]"): where the
+// command has the option subject and it was not given, the argument was
+// meant as its value (`config demo` means `config --profile demo`);
+// where the command takes no argument at all, it says so.
+func ArgumentAsOption(path []*cli.Command, opts, pos []string, subject string) error {
+	cmd := path[len(path)-1]
+	if len(pos) == 0 || (ArgsSpec(cmd) != "" && !strings.HasPrefix(ArgsSpec(cmd), "[--")) {
+		return nil
+	}
+	full := CommandPath(path)
+	f := LookupFlag(cmd.Flags, "--"+subject)
+	given := f != nil && slices.ContainsFunc(opts, func(o string) bool { return slices.Contains(f.Names(), OptionName(o)) })
+	switch {
+	case f != nil && !given:
+		return inputerr.Errorf("%s: unexpected argument %q; a %s is named with --%s, like: sglaunch %s --%s %s", full, pos[0], subject, subject, full, subject, pos[0])
+	case f == nil && ArgsSpec(cmd) == "":
+		return inputerr.Errorf("%s: unexpected argument %q; it takes none\n%s", full, pos[0], UsageLine(full, cmd))
+	}
+	return nil
 }
