@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/status"
 )
 
@@ -70,7 +70,7 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 	}
 	dir := statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
 	want := c.String("profile")
-	if strings.ContainsRune(want, '/') || strings.HasSuffix(want, ".yaml") {
+	if profiles.IsPath(want) {
 		p, err := e.finder(s).Load(want)
 		if err != nil {
 			return nil, err
