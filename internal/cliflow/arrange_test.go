@@ -1,6 +1,7 @@
 package cliflow
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ func testApp() *cli.App {
 	return &cli.App{Name: "sglaunch", Commands: []*cli.Command{
 		{Name: "bench", Flags: []cli.Flag{&cli.BoolFlag{Name: "json"}, &cli.StringFlag{Name: "out", Aliases: []string{"o"}}},
 			Subcommands: []*cli.Command{{Name: "show", ArgsUsage: "ID", Flags: []cli.Flag{&cli.BoolFlag{Name: "json"}}, Action: func(*cli.Context) error { return nil }}}},
-		{Name: "serve", ArgsUsage: "[-- SERVER_ARGS...]", Flags: []cli.Flag{&cli.StringFlag{Name: "profile"}}},
+		{Name: "serve", ArgsUsage: "[-- SERVER_ARGS...]", Flags: []cli.Flag{&cli.StringFlag{Name: "profile", Aliases: []string{"p"}}}},
+		{Name: "list"},
 	}}
 }
 
@@ -63,6 +65,23 @@ func TestArity(t *testing.T) {
 	for _, tt := range tests {
 		if min, max := arity(tt.spec); min != tt.min || max != tt.max {
 			t.Errorf("arity(%q): got %d, %d, want %d, %d", tt.spec, min, max, tt.min, tt.max)
+		}
+	}
+}
+
+func TestArgumentAsOption(t *testing.T) {
+	check := func(path []*cli.Command, opts, pos []string) error { return ArgumentAsOption(path, opts, pos, "profile") }
+	tests := []struct{ args, err string }{
+		{"serve demo", `serve: unexpected argument "demo"; a profile is named with --profile, like: sglaunch serve --profile demo`},
+		{"serve -p demo x", ""},
+		{"serve --profile demo", ""},
+		{"list x", "list: unexpected argument \"x\"; it takes none\nusage: sglaunch list"},
+		{"bench show ID", ""},
+	}
+	for _, tt := range tests {
+		_, err := Arrange(testApp(), append([]string{"sglaunch"}, strings.Fields(tt.args)...), check)
+		if got := fmt.Sprint(err); (tt.err == "" && err != nil) || (tt.err != "" && got != tt.err) {
+			t.Errorf("%s: got %v, want %q", tt.args, err, tt.err)
 		}
 	}
 }
