@@ -70,7 +70,9 @@ func TestArity(t *testing.T) {
 }
 
 func TestArgumentAsOption(t *testing.T) {
-	check := func(path []*cli.Command, opts, pos []string) error { return ArgumentAsOption(path, opts, pos, "profile") }
+	check := func(path []*cli.Command, opts, pos []string) error {
+		return ArgumentAsOption(path, opts, pos, "profile")
+	}
 	tests := []struct{ args, err string }{
 		{"serve demo", `serve: unexpected argument "demo"; a profile is named with --profile, like: sglaunch serve --profile demo`},
 		{"serve -p demo x", ""},
