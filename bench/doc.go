@@ -19,7 +19,8 @@
 // lists and loads records (Benchmarked for serve's lookup); Compare sets
 // two side by side: metric deltas in %, each metric's own interval from
 // its values in each round (Welch's t) and the verdict that follows it,
-// plan differences.
+// plan differences. Locator finds a URL run's server on this host through
+// verify's reader.
 //
 // What it must not do: start, supervise or stop the server itself
 // (package launch starts it and hands Run a starter; bench imports

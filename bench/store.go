@@ -247,3 +247,31 @@ func Load(path string) (*Record, error) {
 	r.file = path
 	return &r, nil
 }
+
+// CheckRecordsDir refuses a records directory given on the command line
+// (--dir) that a command reads but that is not there: `bench list --dir
+// /nonexistent` printed an empty table and exited 0 (issue 24).
+func CheckRecordsDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return inputerr.Errorf("--dir %s: no records directory there (%v); bench writes its records to $SGLAUNCH_STATE_DIR/records unless given --dir", dir, err)
+	}
+	if !fi.IsDir() {
+		return inputerr.Errorf("--dir %s: not a directory; give the directory that holds the records (a record file is given as the ID)", dir)
+	}
+	return nil
+}
+
+// OpenRecords opens the records under the state directory, with the
+// shared state directory's (statedir.Shared, "" for none) read beside
+// them.
+func OpenRecords(stateDir, sharedDir string) (*Store, error) {
+	store, err := OpenStore(RecordsDir(stateDir))
+	if err != nil {
+		return nil, err
+	}
+	if sharedDir != "" {
+		store.Shared = []string{RecordsDir(sharedDir)}
+	}
+	return store, nil
+}

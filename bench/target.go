@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 )
 
 // hostPort splits a base URL's host and port (80 or 443 by scheme when
@@ -23,4 +25,13 @@ func hostPort(base string) (string, int) {
 	}
 	n, _ := strconv.Atoi(port)
 	return host, n
+}
+
+// CheckURL refuses a --url that is not a server's base URL.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return inputerr.Errorf("--url %q: want the server's base URL, like http://127.0.0.1:30000", raw)
+	}
+	return nil
 }

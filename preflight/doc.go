@@ -8,7 +8,8 @@
 // Run returns a Report: one Finding per check and subject, each PASS, WARN
 // or FAIL with the reason and the fix, or SKIP for a check that did not run
 // (it proves nothing, so it is never counted as a pass). The flag list comes from the plan's
-// own interpreter (`python -m sglang.launch_server --help`, cached per
+// own interpreter (`python -m sglang.launch_server --help`, read by
+// preflight/sglanghelp, cached per
 // interpreter and SGLang version under the state directory, the 16 most
 // recently used kept), falling back to the embedded
 // catalog when SGLang is not installed. Every child runs through

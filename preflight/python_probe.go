@@ -14,6 +14,7 @@ import (
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/tail"
 	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/preflight/sglanghelp"
 )
 
 // pythonResult is what the interpreter told preflight.
@@ -119,14 +120,14 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 		py.info.Flags = "embedded catalog (--help failed)"
 		return py
 	}
-	flags, err := parseHelp(string(help.Stdout))
+	flags, err := sglanghelp.Parse(string(help.Stdout))
 	if err != nil {
 		py.findings = append(py.findings, hs.warn(fmt.Sprintf("its output is not argparse help (%v); flags are checked against the embedded catalog", err), ""))
 		return py
 	}
 	e := &cacheEntry{
 		Python: plan.Python, Version: p.SGLangVersion, Location: p.SGLangDir, Stamp: p.Stamp,
-		Flags: mergeCatalog(flags, catalog.SGLangArgs()), EnvNames: scanEnvNames(p.SGLangDir),
+		Flags: sglanghelp.Merge(flags, catalog.SGLangArgs()), EnvNames: scanEnvNames(p.SGLangDir),
 	}
 	cache.store(e)
 	py.useEntry(e, "--help")

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/runstate"
 )
 
@@ -40,5 +41,21 @@ func Local(ctx context.Context, dir, profile string) ([]*Snapshot, error) {
 		}
 		return out[i].Load.StartedAt.After(out[j].Load.StartedAt)
 	})
+	return out, nil
+}
+
+// Find is Local for the status command: none found is an input error
+// (exit 2), as verify's "nothing to check" is.
+func Find(ctx context.Context, dir, profile string) ([]*Snapshot, error) {
+	out, err := Local(ctx, dir, profile)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		if profile != "" {
+			return nil, inputerr.Errorf("no launch of profile %s is running on this host (no runtime state in %s)", profile, dir)
+		}
+		return nil, inputerr.Errorf("no sglaunch launch is running on this host (no runtime state in %s)", dir)
+	}
 	return out, nil
 }

@@ -48,6 +48,16 @@ func TestLayering(t *testing.T) {
 		// Small shared pieces: they serve every layer and know none.
 		{"internal/tail", []string{"plan", "launcher", "internal/childproc"}},
 		{"internal/statefile", []string{"plan", "launcher", "internal/statedir"}},
+		{"internal/jsonout", []string{"plan", "launcher", "internal/redact"}},
+		// internal/cliflow arranges and answers command lines; it knows
+		// no command of sglaunch's and resolves or runs nothing.
+		// internal/selfexe names the binary a unit or job runs; it
+		// renders and runs nothing.
+		{"internal/selfexe", []string{"plan", "systemd", "cluster", "launcher", "internal/childproc"}},
+		// preflight/sglanghelp reads the text of SGLang's --help; it
+		// runs nothing and judges no plan.
+		{"preflight/sglanghelp", []string{"preflight", "plan", "profiles", "internal/childproc", "internal/hostprobe", "launcher"}},
+		{"internal/cliflow", []string{"plan", "profiles", "launch", "launcher", "supervise", "bench", "verify", "preflight", "systemd", "cluster", "status"}},
 	}
 	// Only the command composes a launch.
 	for pkg, d := range deps {

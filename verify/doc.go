@@ -5,7 +5,9 @@
 // on a multi-node server, every rank) and the one judgement of what was
 // read against a plan (Compare), in plan's one row type. verify, verify
 // --group, diff of a running deployment and a worker rank's observation
-// for rank 0 all go through them.
+// for rank 0 all go through them. diff's operands are read here too
+// (operand.go: ParseOperand, ReadOperands, Judge, DiffGroup, WriteDiffs):
+// the command only resolves a profile's or a record's plan and renders.
 //
 // An observation is the argv and environment of the server and of every
 // descendant (/proc), the server's own view (/server_info), the NCCL

@@ -2,12 +2,12 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -66,12 +66,7 @@ func (g *GroupReport) OK() bool { return g.Drift == 0 && g.Unchecked == 0 }
 
 // WriteJSON writes the report as JSON.
 func (g *GroupReport) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(g, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return jsonout.Write(w, g)
 }
 
 // WriteText writes one table per group of settings with a RANK column,

@@ -1,12 +1,12 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -28,12 +28,7 @@ func (r *Report) OK() bool { return r.Drift == 0 }
 // WriteJSON writes the report as JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	r.SGLangTables = tablesNote(deploymentVersion(r.Expected, r.Observed))
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return jsonout.Write(w, r)
 }
 
 // WriteText writes the report as a table per group and a verdict line.

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -159,18 +158,8 @@ func errText(err error) string {
 
 // fraction reads a number from 0 to 1.
 func (d *decoder) fraction(n ast.Node, key string) (float64, error) {
-	s, err := d.Scalar(n, key)
-	if err != nil {
-		return 0, err
-	}
-	text := s.GetToken().Value
-	v, perr := strconv.ParseFloat(text, 64)
-	_, isInt := s.(*ast.IntegerNode)
-	_, isFloat := s.(*ast.FloatNode)
-	if (!isInt && !isFloat) || perr != nil || v < 0 || v > 1 {
-		return 0, yamlnode.Errorf(d.Pos(s), key, "want a ratio from 0 to 1 (the shortest length drawn is L x ratio), got %q", text)
-	}
-	return v, nil
+	v, _, err := d.number(n, key, func(v float64) bool { return v >= 0 && v <= 1 }, "a ratio from 0 to 1 (the shortest length drawn is L x ratio)")
+	return v, err
 }
 
 // bounded reads a whole number from 1 to most.
@@ -190,16 +179,9 @@ func (d *decoder) slo(m yamlnode.Entry, key string) (*loadgen.SLO, error) {
 	o := &loadgen.SLO{}
 	for _, e := range ms {
 		k := yamlnode.Join(key, e.Key)
-		s, err := d.Scalar(e.Value, k)
+		v, _, err := d.number(e.Value, k, func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }, "a bound in milliseconds above 0, like 200 or 12.5")
 		if err != nil {
 			return nil, err
-		}
-		text := s.GetToken().Value
-		v, perr := strconv.ParseFloat(text, 64)
-		_, isInt := s.(*ast.IntegerNode)
-		_, isFloat := s.(*ast.FloatNode)
-		if (!isInt && !isFloat) || perr != nil || v <= 0 || math.IsInf(v, 0) {
-			return nil, yamlnode.Errorf(d.Pos(s), k, "want a bound in milliseconds above 0, like 200 or 12.5, got %q", text)
 		}
 		switch e.Key {
 		case "ttft_ms":

@@ -105,19 +105,12 @@ func (d *decoder) rates(n ast.Node, key string) ([]float64, error) {
 		if len(items) > 1 || item != n {
 			k = fmt.Sprintf("%s[%d]", key, i)
 		}
-		s, err := d.Scalar(item, k)
+		v, s, err := d.number(item, k, func(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }, "a request rate above 0 in requests/s, like 2 or 0.5")
 		if err != nil {
 			return nil, err
 		}
-		text := s.GetToken().Value
-		v, perr := strconv.ParseFloat(text, 64)
-		_, isInt := s.(*ast.IntegerNode)
-		_, isFloat := s.(*ast.FloatNode)
-		if (!isInt && !isFloat) || perr != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			return nil, yamlnode.Errorf(d.Pos(s), k, "want a request rate above 0 in requests/s, like 2 or 0.5, got %q", text)
-		}
 		if v > MaxRequestRate {
-			return nil, yamlnode.Errorf(d.Pos(s), k, "want at most %d requests/s, got %s", MaxRequestRate, text)
+			return nil, yamlnode.Errorf(d.Pos(s), k, "want at most %d requests/s, got %s", MaxRequestRate, s.GetToken().Value)
 		}
 		out = append(out, v)
 	}
@@ -169,4 +162,22 @@ func (d *decoder) command(n ast.Node, key string) ([]string, bool, error) {
 		return nil, false, yamlnode.Errorf(d.Pos(n), key, "empty command; give a command line or a list of arguments")
 	}
 	return []string{s}, true, nil
+}
+
+// number reads a YAML number, an integer or a float, that ok accepts
+// (with its node, for a later message); want says what is wanted when
+// it is not.
+func (d *decoder) number(n ast.Node, key string, ok func(float64) bool, want string) (float64, ast.Node, error) {
+	s, err := d.Scalar(n, key)
+	if err != nil {
+		return 0, nil, err
+	}
+	text := s.GetToken().Value
+	v, perr := strconv.ParseFloat(text, 64)
+	_, isInt := s.(*ast.IntegerNode)
+	_, isFloat := s.(*ast.FloatNode)
+	if (!isInt && !isFloat) || perr != nil || !ok(v) {
+		return 0, nil, yamlnode.Errorf(d.Pos(s), key, "want %s, got %q", want, text)
+	}
+	return v, s, nil
 }

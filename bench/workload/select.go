@@ -101,3 +101,18 @@ type notFound struct{ msg string }
 
 func (e *notFound) Error() string        { return e.msg }
 func (e *notFound) Is(target error) bool { return target == ErrNotFound }
+
+// ForRun is what a run measures: the workloads refs name (Select), among
+// the profile's (p may be nil), each with its dataset read now, so that
+// a bad file is an input error before any server starts.
+func ForRun(refs []string, p *profiles.Profile) ([]Workload, error) {
+	fromProfile, err := ProfileWorkloads(p)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := Select(refs, fromProfile)
+	if err != nil {
+		return nil, err
+	}
+	return ws, Prepare(ws)
+}

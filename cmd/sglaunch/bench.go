@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"time"
 
@@ -14,14 +13,12 @@ import (
 	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
-	"github.com/sglaunch/sglaunch/verify"
 )
 
 func benchCommand(e *env) *cli.Command {
@@ -77,7 +74,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	b := &benchSetup{settings: s, url: strings.TrimRight(c.String("url"), "/")}
 	var prof *profiles.Profile
 	if b.url != "" {
-		if err := checkURL(b.url); err != nil {
+		if err := bench.CheckURL(b.url); err != nil {
 			return nil, err
 		}
 		extra, err := e.passthrough(c)
@@ -105,15 +102,7 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 			return nil, err
 		}
 	}
-	fromProfile, err := workload.ProfileWorkloads(prof)
-	if err != nil {
-		return nil, err
-	}
-	if b.workloads, err = workload.Select(c.StringSlice("workload"), fromProfile); err != nil {
-		return nil, err
-	}
-	// Datasets are read now: a bad file is an input error before a load.
-	if err := workload.Prepare(b.workloads); err != nil {
+	if b.workloads, err = workload.ForRun(c.StringSlice("workload"), prof); err != nil {
 		return nil, err
 	}
 	if b.maxFailures, err = bench.ParseFailureBudget(c.String("max-failures")); err != nil {
@@ -127,14 +116,6 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 	return b, err
 }
 
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return inputerr.Errorf("--url %q: want the server's base URL, like http://127.0.0.1:30000", raw)
-	}
-	return nil
-}
-
 func (e *env) bench(c *cli.Context) error {
 	b, err := e.benchSetup(c)
 	if err != nil {
@@ -145,13 +126,9 @@ func (e *env) bench(c *cli.Context) error {
 			return err
 		}
 	}
-	format, flag := b.settings.LogFormat, "SGLAUNCH_LOG_FORMAT"
-	if c.IsSet("log-format") {
-		format, flag = c.String("log-format"), "--log-format"
-	}
-	log, err := logging.New(e.stderr, format)
+	log, err := e.logger(c, b.settings)
 	if err != nil {
-		return inputerr.Errorf("%s: %w", flag, err)
+		return err
 	}
 	if (c.IsSet(statusAddrFlag.Name) || c.Bool(statusProxyFlag.Name)) && (b.plan == nil || !c.Bool("keep-running")) {
 		return inputerr.Errorf("--status-addr and --status-proxy-metrics apply to bench only with --keep-running, when sglaunch launches the server")
@@ -172,7 +149,7 @@ func (e *env) bench(c *cli.Context) error {
 // starts the server through w.Start, measures it and stops it.
 func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
 	rec := bench.NewRecord(time.Now())
-	rec.Argv, rec.Sglaunch = redactCommandLine(e.args), version.String()
+	rec.Argv, rec.Sglaunch = redact.CommandLine(e.args), version.String()
 	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
 	python := b.settings.Python
 	if python == "" {
@@ -184,33 +161,11 @@ func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: w.Start,
-		Locate: e.locator(b.settings),
+		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv)),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
 	_, err := bench.Run(ctx, spec, w.Signals)
 	return err
-}
-
-// locator finds the server behind --url on this host, as verify does:
-// its process, and the plan of the sglaunch launch that runs it, from the
-// launch's runtime state.
-func (e *env) locator(s plan.Config) func(ctx context.Context, url string) *bench.Located {
-	return func(ctx context.Context, url string) *bench.Located {
-		loc, err := verify.Locate(ctx, verify.Target{URL: url, RuntimeDir: statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)})
-		if err != nil || loc.ServerPID == 0 {
-			return nil
-		}
-		out := &bench.Located{Observed: bench.Observed{ServerPID: loc.ServerPID, How: loc.How}}
-		if argv, err := loc.Argv(); err == nil {
-			out.Argv = redact.Argv(argv)
-		}
-		if st := loc.State; st != nil && !st.Stale {
-			view := st.Plan
-			out.Plan, out.Profile = &view, st.Profile
-			out.PlanNote = fmt.Sprintf("from the runtime state of the sglaunch launch (pid %d) that runs the server; `sglaunch verify --url %s` proves the server runs it", st.SglaunchPID, url)
-		}
-		return out
-	}
 }
 
 // reportRun prints the results and where the record is.
@@ -228,34 +183,4 @@ func (e *env) reportRun(rec *bench.Record, path string, asJSON bool, log *slog.L
 		log.Info(fmt.Sprintf("record %s (%s) saved to %s", rec.ID, rec.Status, path))
 	}
 	return nil
-}
-
-// redactCommandLine masks secrets in sglaunch's own command line: the
-// values of secret flags (--api-key X, after --) and of --set
-// assignments to secret names (--set env.HF_TOKEN=X), however the flag
-// is spelled: Go's flag parsing takes -set, --set, -set=V and --set=V.
-func redactCommandLine(args []string) []string {
-	out := redact.Argv(args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, val, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name != "set" {
-			continue
-		}
-		if inline {
-			out[i] = strings.TrimSuffix(a, val) + redact.Assignment(val)
-			continue
-		}
-		if i+1 < len(out) {
-			i++
-			out[i] = redact.Assignment(out[i])
-		}
-	}
-	return out
 }

@@ -5,7 +5,9 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/report"
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 )
 
@@ -29,7 +31,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 					if list == nil {
 						list = []bench.Entry{}
 					}
-					return writeJSON(e.stdout, list)
+					return jsonout.Write(e.stdout, list)
 				}
 				return report.WriteList(e.stdout, list)
 			},
@@ -43,11 +45,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				if c.NArg() != 1 {
 					return inputerr.Errorf("bench show: want one record ID, got %d arguments; `sglaunch bench list` shows them", c.NArg())
 				}
-				store, err := e.recordStore(c)
-				if err != nil {
-					return err
-				}
-				rec, err := store.Get(c.Args().First())
+				rec, err := e.record(c, c.Args().First())
 				if err != nil {
 					return err
 				}
@@ -82,7 +80,7 @@ func benchRecordCommands(e *env) []*cli.Command {
 				}
 				cmp := bench.Compare(a, b)
 				if c.Bool("json") {
-					err = writeJSON(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
+					err = jsonout.Write(e.stdout, map[string]any{"a": a.ID, "b": b.ID, "comparison": cmp})
 				} else {
 					err = report.WriteComparison(e.stdout, cmp, c.Bool("all"))
 				}
@@ -103,7 +101,7 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 		return inputerr.Errorf("--fail-if-slower %g: want a percentage of 0 or more", pct)
 	}
 	if slow := cmp.Slower(pct); len(slow) > 0 {
-		return &statusError{code: 1, msg: bench.SlowerText(slow, pct)}
+		return &cliflow.Exit{Code: 1, Msg: bench.SlowerText(slow, pct)}
 	}
 	return nil
 }
@@ -112,21 +110,22 @@ func failIfSlower(cmp bench.Comparison, pct float64) error {
 // `bench --dir DIR list` reads DIR as `bench list --dir DIR` does.
 func (e *env) recordStore(c *cli.Context) (*bench.Store, error) {
 	dir := e.recordsDir(c)
-	var shared []string
-	if dir == "" {
-		s, err := e.settings(c)
-		if err != nil {
-			return nil, err
-		}
-		dir = bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
-		if d := statedir.Shared(s.StateDir, e.getenv); d != "" {
-			shared = append(shared, bench.RecordsDir(d))
-		}
+	if dir != "" {
+		return bench.OpenStore(dir)
 	}
-	store, err := bench.OpenStore(dir)
+	s, err := e.settings(c)
 	if err != nil {
 		return nil, err
 	}
-	store.Shared = shared
-	return store, nil
+	return bench.OpenRecords(statedir.State(s.StateDir, e.getenv), statedir.Shared(s.StateDir, e.getenv))
+}
+
+// record reads record id (an ID, a unique prefix, latest, or a record
+// file) from the records recordStore opens.
+func (e *env) record(c *cli.Context, id string) (*bench.Record, error) {
+	store, err := e.recordStore(c)
+	if err != nil {
+		return nil, err
+	}
+	return store.Get(id)
 }

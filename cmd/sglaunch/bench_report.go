@@ -30,11 +30,7 @@ func benchExportCommand(e *env) *cli.Command {
 			if f := c.String("format"); !slices.Contains(report.ExportFormats, f) {
 				return inputerr.Errorf("--format %q: want one of %s", f, strings.Join(report.ExportFormats, ", "))
 			}
-			store, err := e.recordStore(c)
-			if err != nil {
-				return err
-			}
-			rec, err := store.Get(c.Args().First())
+			rec, err := e.record(c, c.Args().First())
 			if err != nil {
 				return err
 			}

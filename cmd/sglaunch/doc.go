@@ -1,10 +1,10 @@
 // Command sglaunch launches, supervises and benchmarks an SGLang server
 // from one named profile. This package only wires the CLI to the
-// packages that do the work; one file per subcommand. The cli_*.go files
-// serve every command alike: cli_args.go arranges the command line before
-// urfave parses it (options anywhere, help at every level), cli_suggest.go
-// answers mistakes with the nearest right spelling, cli_help.go adds each
-// command's examples and exit statuses to its help.
+// packages that do the work; one file per subcommand. internal/cliflow
+// serves every command alike (options anywhere, help at every level,
+// the nearest right spelling for a mistake, exit statuses); this package
+// hands it the help texts (help_texts.go) and the checks of sglaunch's
+// own arguments (args.go).
 //
 // It must not hold logic of its own beyond flags, exit statuses and
 // printing: resolving, launching, checking and measuring live in the

@@ -2,21 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
-	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/version"
 )
 
@@ -75,15 +72,12 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 	}()
 	e.args, e.probes = args, new(hostprobe.Memo)
 	app := newApp(e)
-	arranged, err := arrange(app, args)
+	arranged, err := cliflow.Arrange(app, args, checkArgs)
 	if err == nil {
 		err = app.RunContext(ctx, arranged)
 	}
-	var se *statusError
-	if errors.As(err, &se) {
-		e.raise = se.raise
-	}
-	return exitStatus(err, e.stderr)
+	code, e.raise = cliflow.Status(err, e.stderr)
+	return code
 }
 
 func newApp(e *env) *cli.App {
@@ -96,31 +90,14 @@ func newApp(e *env) *cli.App {
 		EnableBashCompletion: false,
 		HideHelpCommand:      true,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         usageError,
+		OnUsageError:         cliflow.UsageError,
 		Commands:             commands(e),
-		Action:               rootAction,
+		Action:               cliflow.RootAction,
 
 		// One value per --set, --unset and -w: a value holds commas
 		// (args.cuda-graph-bs=[1, 2, 4], env.CUDA_VISIBLE_DEVICES=0,1).
 		DisableSliceFlagSeparator: true,
 	}
-}
-
-// rootAction shows the help, or rejects an unknown command with the
-// nearest known one.
-func rootAction(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return cli.ShowAppHelp(c)
-	}
-	var names []string
-	for _, cmd := range c.App.Commands {
-		names = append(names, cmd.Name)
-	}
-	msg := fmt.Sprintf("unknown command %q; commands: %s", c.Args().First(), strings.Join(names, ", "))
-	if near := catalog.Nearest(c.Args().First(), names, 1); len(near) > 0 {
-		msg = fmt.Sprintf("unknown command %q; did you mean %s? (commands: %s)", c.Args().First(), near[0], strings.Join(names, ", "))
-	}
-	return inputerr.Errorf("%s", msg)
 }
 
 // commands lists the subcommands; each lives in its own file.
@@ -139,6 +116,10 @@ func commands(e *env) []*cli.Command {
 		diffCommand(e),
 		statusCommand(e),
 	}
-	decorate(cmds, "")
+	cliflow.Decorate(cmds, helpTexts, func(path string, c *cli.Command) {
+		if readsRecords(path, c) && c.Before == nil {
+			c.Before = requireRecordsDir
+		}
+	})
 	return cmds
 }

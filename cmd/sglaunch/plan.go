@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -91,16 +88,6 @@ func (e *env) simDir(c *cli.Context) func() (string, error) {
 	return func() (string, error) {
 		return sim.Ensure(c.Context, statedir.Cache(e.getenv), catalog.SGLangArgsJSON())
 	}
-}
-
-// writeJSON prints v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // passthrough returns the arguments after --, which go to the server

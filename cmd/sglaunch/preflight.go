@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/preflight"
@@ -36,7 +37,7 @@ func preflightCommand(e *env) *cli.Command {
 				return err
 			}
 			if rep.Failed() {
-				return &statusError{code: 1, msg: fmt.Sprintf("preflight: %d check(s) failed", rep.Count(preflight.Fail))}
+				return &cliflow.Exit{Code: 1, Msg: fmt.Sprintf("preflight: %d check(s) failed", rep.Count(preflight.Fail))}
 			}
 			return nil
 		},

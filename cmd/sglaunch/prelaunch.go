@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/launch"
@@ -63,7 +65,21 @@ func (e *env) launchSpec(c *cli.Context, p *plan.Plan, s plan.Config, log *slog.
 func fromLaunch(err error) error {
 	var x *launch.Exit
 	if errors.As(err, &x) {
-		return &statusError{code: x.Code, msg: x.Msg, raise: x.Signal}
+		return &cliflow.Exit{Code: x.Code, Msg: x.Msg, Raise: x.Signal}
 	}
 	return err
+}
+
+// logger is sglaunch's own logger for serve and bench, in --log-format,
+// else SGLAUNCH_LOG_FORMAT's format.
+func (e *env) logger(c *cli.Context, s plan.Config) (*slog.Logger, error) {
+	format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
+	if c.IsSet("log-format") {
+		format, flag = c.String("log-format"), "--log-format"
+	}
+	log, err := logging.New(e.stderr, format)
+	if err != nil {
+		return nil, inputerr.Errorf("%s: %w", flag, err)
+	}
+	return log, nil
 }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
+	"github.com/sglaunch/sglaunch/profiles"
 )
 
 func profilesCommand(e *env) *cli.Command {
@@ -25,21 +26,9 @@ func profilesCommand(e *env) *cli.Command {
 					}
 					list := e.finder(s).List()
 					if c.Bool("json") {
-						return writeJSON(e.stdout, list)
+						return jsonout.Write(e.stdout, list)
 					}
-					tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION")
-					for _, l := range list {
-						desc := l.Description
-						switch {
-						case l.Err != "":
-							desc = "ERROR: " + l.Err
-						case l.ShadowedBy != "":
-							desc = "(shadowed by " + l.ShadowedBy + ") " + desc
-						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Name, l.Source, desc)
-					}
-					return tw.Flush()
+					return profiles.WriteList(e.stdout, list)
 				},
 			},
 			{

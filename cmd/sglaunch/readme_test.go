@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 )
 
 // example is one sglaunch command line from the README or a help text.
@@ -142,7 +144,7 @@ func TestREADMEExamples(t *testing.T) {
 	}
 	examples, yamls := readmeExamples(t, string(readme))
 	for path, h := range helpTexts {
-		for _, ex := range h.examples {
+		for _, ex := range h.Examples {
 			examples = append(examples, example{"sglaunch " + path + " --help", ex})
 		}
 	}
@@ -171,7 +173,7 @@ func TestREADMEExamples(t *testing.T) {
 		t.Run(ex.where+" "+strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			e := testEnv(&stdout, &stderr)
-			if _, err := arrange(newApp(e), append([]string{"sglaunch"}, args...)); err != nil {
+			if _, err := cliflow.Arrange(newApp(e), append([]string{"sglaunch"}, args...), checkArgs); err != nil {
 				t.Fatalf("%s: %q does not parse: %v", ex.where, ex.text, err)
 			}
 			ok, why := offline(args)

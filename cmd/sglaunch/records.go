@@ -3,23 +3,24 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/plan"
+	"github.com/sglaunch/sglaunch/verify"
 )
 
-// recordWithPlan returns a bench record whose plan is known (rec.Plan
-// is set) and its label.
-func (e *env) recordWithPlan(c *cli.Context, id string) (*bench.Record, string, error) {
-	store, err := e.recordStore(c)
+// recordExpected is a bench record's plan, whose plan must be known, as
+// verify expects it (labelled "record ID", with the SGLang that was
+// benchmarked), and as plan.Diff compares it.
+func (e *env) recordExpected(c *cli.Context, id string) (verify.Expected, plan.Side, error) {
+	rec, err := e.record(c, id)
 	if err != nil {
-		return nil, "", err
-	}
-	rec, err := store.Get(id)
-	if err != nil {
-		return nil, "", err
+		return verify.Expected{}, plan.Side{}, err
 	}
 	if rec.Plan == nil {
-		return nil, "", inputerr.Errorf("record %s benchmarked %s without a known plan (a --url run of a server sglaunch did not start); compare against a profile instead", rec.ID, rec.URL)
+		return verify.Expected{}, plan.Side{}, inputerr.Errorf("record %s benchmarked %s without a known plan (a --url run of a server sglaunch did not start); compare against a profile instead", rec.ID, rec.URL)
 	}
-	return rec, "record " + rec.ID, nil
+	label := "record " + rec.ID
+	exp := verify.FromView(*rec.Plan, label, true)
+	exp.SGLang = rec.SGLang
+	return exp, plan.SideOfView(*rec.Plan, label), nil
 }

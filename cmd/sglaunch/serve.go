@@ -3,8 +3,6 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -37,13 +35,9 @@ func serveCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
-			if c.IsSet("log-format") {
-				format, flag = c.String("log-format"), "--log-format"
-			}
-			log, err := logging.New(e.stderr, format)
+			log, err := e.logger(c, s)
 			if err != nil {
-				return inputerr.Errorf("%s: %w", flag, err)
+				return err
 			}
 			logFile := s.LogFile
 			if c.IsSet("log-file") {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/cluster"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/selfexe"
 )
 
 func slurmCommand(e *env) *cli.Command {
@@ -31,7 +32,7 @@ func slurmCommand(e *env) *cli.Command {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("slurm: unexpected argument %q; the job runs the profile as it is (set values in the profile, not here)", c.Args().First())
 			}
-			exe, err := sglaunchExe("slurm")
+			exe, err := selfexe.Path("slurm")
 			if err != nil {
 				return err
 			}

@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/internal/statedir"
+	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/status"
 )
 
@@ -36,9 +37,9 @@ func statusCommand(e *env) *cli.Command {
 			}
 			if c.Bool("json") {
 				if c.IsSet("url") || c.IsSet("profile") {
-					return writeJSON(e.stdout, snaps[0])
+					return jsonout.Write(e.stdout, snaps[0])
 				}
-				return writeJSON(e.stdout, snaps)
+				return jsonout.Write(e.stdout, snaps)
 			}
 			for i, s := range snaps {
 				if i > 0 {
@@ -53,9 +54,8 @@ func statusCommand(e *env) *cli.Command {
 	}
 }
 
-// statusSnapshots gathers what is known of the launches asked about,
-// newest launch of a profile first. Nothing found is an input error
-// (exit 2), as verify's "nothing to check" is.
+// statusSnapshots gathers what is known of the launches asked about:
+// the status endpoint at --url, else those status.Find finds.
 func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 	if u := c.String("url"); u != "" {
 		snap, err := status.Fetch(c.Context, u)
@@ -70,22 +70,12 @@ func (e *env) statusSnapshots(c *cli.Context) ([]*status.Snapshot, error) {
 	}
 	dir := statedir.Runtime(s.RuntimeDir, s.StateDir, e.getenv)
 	want := c.String("profile")
-	if strings.ContainsRune(want, '/') || strings.HasSuffix(want, ".yaml") {
+	if profiles.IsPath(want) {
 		p, err := e.finder(s).Load(want)
 		if err != nil {
 			return nil, err
 		}
 		want = p.Name
 	}
-	out, err := status.Local(c.Context, dir, want)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if want != "" {
-			return nil, inputerr.Errorf("no launch of profile %s is running on this host (no runtime state in %s)", want, dir)
-		}
-		return nil, inputerr.Errorf("no sglaunch launch is running on this host (no runtime state in %s)", dir)
-	}
-	return out, nil
+	return status.Find(c.Context, dir, want)
 }

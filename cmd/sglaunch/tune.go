@@ -16,8 +16,11 @@ import (
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/cluster"
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/redact"
+	"github.com/sglaunch/sglaunch/internal/selfexe"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
@@ -174,7 +177,7 @@ func (e *env) tune(c *cli.Context) error {
 
 	ctx := context.WithoutCancel(c.Context)
 	host := bench.HostFacts(ctx, e.probes, e.lookPath)
-	argv := redactCommandLine(e.args)
+	argv := redact.CommandLine(e.args)
 	cfg := tune.Config{
 		Resolve: resolve, Workload: ws[0], Store: store,
 		NewBenchRecord: func() *bench.Record {
@@ -219,9 +222,9 @@ func (e *env) tune(c *cli.Context) error {
 	var intr *tune.Interrupted
 	switch {
 	case errors.As(runErr, &intr):
-		return &statusError{code: 128 + int(intr.Signal), msg: intr.Error()}
+		return &cliflow.Exit{Code: 128 + int(intr.Signal), Msg: intr.Error()}
 	case runErr != nil:
-		return &statusError{code: 1, msg: runErr.Error()}
+		return &cliflow.Exit{Code: 1, Msg: runErr.Error()}
 	}
 	return nil
 }
@@ -316,7 +319,7 @@ func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
 	}
 	rec := tune.NewRecord(dir, now)
 	rec.Shared = c.Bool("slurm")
-	rec.Base, rec.BaseName, rec.Space, rec.Strategy, rec.Argv = ref, prof.Name, *space, space.Strategy, redactCommandLine(e.args)
+	rec.Base, rec.BaseName, rec.Space, rec.Strategy, rec.Argv = ref, prof.Name, *space, space.Strategy, redact.CommandLine(e.args)
 	return rec, nil
 }
 
@@ -356,7 +359,7 @@ func (e *env) tuneArray(c *cli.Context, cfg tune.Config, rec *tune.Record, log *
 	if rec.Space.Strategy == tune.StrategyHalving {
 		return inputerr.Errorf("--slurm: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
 	}
-	exe, err := sglaunchExe("tune")
+	exe, err := selfexe.Path("tune")
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/tune"
 )
 
@@ -25,7 +26,7 @@ func tuneRecordCommands(e *env) []*cli.Command {
 					return err
 				}
 				if c.Bool("json") {
-					return writeJSON(e.stdout, rec)
+					return jsonout.Write(e.stdout, rec)
 				}
 				return tune.WriteShow(e.stdout, rec)
 			},

@@ -2,20 +2,19 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/user"
-	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
+	"github.com/sglaunch/sglaunch/internal/selfexe"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
 	"github.com/sglaunch/sglaunch/systemd"
 )
+
+// lookupAccount is what --user is checked with; tests replace it.
+var lookupAccount = systemd.LookupAccount
 
 func unitCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -33,12 +32,12 @@ func unitCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
 			&cli.BoolFlag{Name: "user-unit", Usage: "write a unit for your own systemd (systemctl --user): wanted by default.target, no User=, no limits a user manager would clamp"},
 		},
-		Before: checkUnitUser,
+		Before: func(c *cli.Context) error { return systemd.CheckUser(c.String("user"), lookupAccount) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
 			}
-			exe, err := sglaunchExe("unit")
+			exe, err := selfexe.Path("unit")
 			if err != nil {
 				return err
 			}
@@ -46,12 +45,12 @@ func unitCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := e.unitWarnings(c, plan, exe); err != nil {
+			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden"), UserManager: c.Bool("user-unit")}
+			if err := e.warn(systemd.Warnings(plan, o, e.lookupEnv)); err != nil {
 				return err
 			}
-			o := systemd.UnitOptions{Exe: exe, Name: c.String("name"), User: c.String("user"), Python: plan.Python, Harden: c.Bool("harden"), UserManager: c.Bool("user-unit")}
 			if o.Harden {
-				o.Home = homeOf(o.User)
+				o.Home = systemd.HomeOf(o.User)
 			}
 			unit, err := systemd.Unit(plan, o)
 			if err != nil {
@@ -62,49 +61,6 @@ func unitCommand(e *env) *cli.Command {
 		},
 	}
 }
-
-// sglaunchExe is the binary a unit's ExecStart= or a job script runs
-// (command names which): this one, symlinks resolved, unless it is a
-// temporary build that will be gone when the service or job starts (B8).
-func sglaunchExe(command string) (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the sglaunch binary: %w", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = resolved
-	}
-	if temporaryBuild(exe) {
-		runner := "service"
-		if command != "unit" {
-			runner = "job"
-		}
-		return "", inputerr.Errorf("%s: this sglaunch is a `go run` build (%s), a temporary file (deleted when go run exits, or by the build cache's trimming) that the %s could not rely on; "+
-			"install it first (go build -o /usr/local/bin/sglaunch ./cmd/sglaunch) and run that binary's %s command", command, exe, runner, command)
-	}
-	return exe, nil
-}
-
-// temporaryBuild reports a binary go run built: .../go-buildNNN/bNNN/exe/NAME
-// under the temporary directory (or GOTMPDIR), or, since Go 1.24, the
-// copy go run keeps in the build cache (GOCACHE/xx/<sha256>-d/NAME),
-// which `go clean -cache` and the cache's own trimming delete.
-func temporaryBuild(exe string) bool {
-	parts := strings.Split(filepath.ToSlash(exe), "/")
-	n := len(parts)
-	if n >= 3 && cachedRunRE.MatchString(parts[n-2]) && len(parts[n-3]) == 2 && strings.HasPrefix(parts[n-2], parts[n-3]) {
-		return true
-	}
-	for i, p := range parts {
-		if strings.HasPrefix(p, "go-build") && i+3 < n && parts[n-2] == "exe" {
-			return true
-		}
-	}
-	return false
-}
-
-// cachedRunRE is the directory go run's cached executable sits in.
-var cachedRunRE = regexp.MustCompile(`^[0-9a-f]{64}-d$`)
 
 // unitPlan resolves the plan as the service will: the profile and this
 // environment's interpreter (pinned in the unit), but none of the
@@ -124,49 +80,31 @@ func (e *env) deployPlan(c *cli.Context, leftOut, inheritGone string) (*plan.Pla
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := logging.New(e.stderr, logging.Text)
-	if err != nil {
+	s, warnings := s.ForDeployment(leftOut)
+	if err := e.warn(warnings); err != nil {
 		return nil, nil, err
 	}
-	for _, x := range []struct {
-		name string
-		set  bool
-	}{{"SGLAUNCH_SET", len(s.Set) > 0}, {"SGLAUNCH_HOST", s.Host != ""}, {"SGLAUNCH_PORT", s.Port != ""}} {
-		if x.set {
-			log.Warn(x.name + " is left out of " + leftOut + "; put the values in the profile")
-		}
-	}
-	s.Set, s.Host, s.Port = nil, "", ""
 	prof, err := e.loadProfile(c, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	if inheritGone != "" {
-		for _, name := range prof.InheritEnv {
-			if _, ok := e.lookupEnv(name); ok {
-				log.Warn(fmt.Sprintf("inherit_env %s is set in your environment, but %s", name, inheritGone))
-			}
+		if err := e.warn(plan.InheritGone(prof, e.lookupEnv, inheritGone)); err != nil {
+			return nil, nil, err
 		}
 	}
 	p, err := plan.Resolve(plan.Request{Profile: prof, Mode: plan.ModeServe, Config: s, LookPath: e.lookPath, SimDir: e.simDir(c)})
 	return p, prof, err
 }
 
-// homeOf is the home directory of the account the service runs as (root
-// when none is named), "" when unknown.
-func homeOf(name string) string {
-	var u *user.User
-	var err error
-	switch {
-	case name == "":
-		u, err = user.LookupId("0")
-	case strings.Trim(name, "0123456789") == "":
-		u, err = user.LookupId(name)
-	default:
-		u, err = user.Lookup(name)
-	}
+// warn logs each warning on stderr.
+func (e *env) warn(warnings []string) error {
+	log, err := logging.New(e.stderr, logging.Text)
 	if err != nil {
-		return ""
+		return err
 	}
-	return u.HomeDir
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/plan"
@@ -73,7 +74,7 @@ func verifyCommand(e *env) *cli.Command {
 				return err
 			}
 			if !report.OK() {
-				return &statusError{code: 1}
+				return &cliflow.Exit{Code: 1}
 			}
 			return nil
 		},
@@ -86,13 +87,8 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		if c.IsSet("set") || c.IsSet("unset") {
 			return verify.Expected{}, inputerr.Errorf("--set/--unset change a profile's plan; a record's plan is fixed")
 		}
-		rec, label, err := e.recordWithPlan(c, id)
-		if err != nil {
-			return verify.Expected{}, err
-		}
-		exp := verify.FromView(*rec.Plan, label, true)
-		exp.SGLang = rec.SGLang // what was benchmarked
-		return exp, nil
+		exp, _, err := e.recordExpected(c, id)
+		return exp, err
 	}
 	plan, _, err := e.loadPlan(c, plan.ModeServe)
 	if err != nil {
@@ -117,9 +113,9 @@ func (e *env) verifyGroup(c *cli.Context, exp verify.Expected, target verify.Tar
 	case err != nil:
 		return err
 	case report.Drift > 0:
-		return &statusError{code: 1}
+		return &cliflow.Exit{Code: 1}
 	case report.Unchecked > 0:
-		return &statusError{code: 2}
+		return &cliflow.Exit{Code: 2}
 	}
 	return nil
 }

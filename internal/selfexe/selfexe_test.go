@@ -1,4 +1,4 @@
-package main
+package selfexe
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package main
+package cliflow
 
 import (
 	"errors"
@@ -18,27 +18,28 @@ import (
 	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
-// statusError ends sglaunch with a given exit status, e.g. the server's.
-type statusError struct {
-	code  int
-	msg   string         // printed when non-empty
-	raise syscall.Signal // end by this signal instead (code is the fallback)
+// Exit ends the application with a given exit status, e.g. a server's.
+type Exit struct {
+	Code  int
+	Msg   string         // printed when non-empty
+	Raise syscall.Signal // end by this signal instead (Code is the fallback)
 }
 
-func (e *statusError) Error() string { return e.msg }
+func (e *Exit) Error() string { return e.Msg }
 
-// usageError turns urfave's flag parsing errors into input errors.
-func usageError(c *cli.Context, err error, _ bool) error {
+// UsageError turns urfave's flag parsing errors into input errors; it is
+// every command's OnUsageError and the application's.
+func UsageError(c *cli.Context, err error, _ bool) error {
 	msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: -")
 	if msg != err.Error() {
 		msg = fmt.Sprintf("unknown flag --%s; see `%s --help`", strings.TrimLeft(msg, "-"), strings.TrimSpace("sglaunch "+commandName(c)))
 	}
 	msg = flagRE.ReplaceAllStringFunc(msg, func(m string) string {
 		sub := flagRE.FindStringSubmatch(m)
-		return sub[1] + dashed(sub[2])
+		return sub[1] + Dashed(sub[2])
 	})
 	if path := commandName(c); path != "" {
-		msg += "\n" + usageLine(path, c.Command)
+		msg += "\n" + UsageLine(path, c.Command)
 	}
 	return inputerr.Errorf("%s", msg)
 }
@@ -78,28 +79,30 @@ func printable(s string) string {
 
 func isControl(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }
 
-// exitStatus prints err (if any) and maps it to an exit status. In the
-// journal the error is stored at priority 3, as the logger's errors are.
-func exitStatus(err error, stderr io.Writer) int {
+// Status prints err (if any) and maps it to an exit status: 0 none, 2
+// an input error or a usage error, an Exit's own Code, else 1. raise is
+// the signal an Exit asks to end by. In the journal the error is stored
+// at priority 3, as the logger's errors are.
+func Status(err error, stderr io.Writer) (code int, raise syscall.Signal) {
 	if err == nil {
-		return 0
+		return 0, 0
 	}
-	var se *statusError
+	var se *Exit
 	if errors.As(err, &se) {
-		if se.msg != "" {
-			fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+printable(se.msg)+"\n"))
+		if se.Msg != "" {
+			fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+printable(se.Msg)+"\n"))
 		}
-		return se.code
+		return se.Code, se.Raise
 	}
 	fmt.Fprint(stderr, logging.ForJournal(stderr, slog.LevelError, "sglaunch: "+printable(err.Error())+"\n"))
 	if inputerr.Is(err) {
-		return 2
+		return 2, 0
 	}
 	// urfave's own exit statuses (3 for an unknown help topic) are
 	// usage errors: sglaunch exits 0, 1 or 2.
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
-		return 2
+		return 2, 0
 	}
-	return 1
+	return 1, 0
 }

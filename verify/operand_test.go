@@ -1,10 +1,9 @@
-package main
+package verify
 
 import (
 	"testing"
 
 	"github.com/sglaunch/sglaunch/plan"
-	"github.com/sglaunch/sglaunch/verify"
 )
 
 // TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff pins issue 19's
@@ -15,8 +14,8 @@ import (
 // does: every process, one row type.
 func TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff(t *testing.T) {
 	argv := []string{"/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "/m", "--tp-size", "2"}
-	exp := verify.Expected{Label: "profile p (serve)", Argv: argv, Env: map[string]string{"NCCL_PROTO": "LL"}, EnvOrder: []string{"NCCL_PROTO"}, Managed: []string{"NCCL_"}}
-	obs := &verify.Observation{ServerPID: 100, Procs: []verify.Process{
+	exp := Expected{Label: "profile p (serve)", Argv: argv, Env: map[string]string{"NCCL_PROTO": "LL"}, EnvOrder: []string{"NCCL_PROTO"}, Managed: []string{"NCCL_"}}
+	obs := &Observation{ServerPID: 100, Procs: []Process{
 		{PID: 100, Argv: argv, Env: map[string]string{"NCCL_PROTO": "LL"}},
 		{PID: 101, PPID: 100, Argv: []string{"sglang::scheduler_TP0"}, Env: map[string]string{"NCCL_PROTO": "LL"}},
 		{PID: 102, PPID: 100, Argv: []string{"sglang::scheduler_TP1"}, Env: map[string]string{"NCCL_PROTO": "Simple"}},
@@ -31,24 +30,24 @@ func TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff(t *testing.T) {
 		return out
 	}
 
-	report := verify.Compare(exp, obs)
+	report := Compare(exp, obs)
 	v := proto(report.Differences())
 	if report.OK() || len(v) != 1 || v[0].Status != plan.Different || v[0].B != "Simple" || v[0].Where != "env of pid 102" {
 		t.Fatalf("verify: drift %d, NCCL_PROTO rows %+v; want one DIFFERENT Simple in pid 102", report.Drift, v)
 	}
 
-	planOp := operand{heading: verify.Heading{Label: exp.Label}, exp: exp}
-	depOp := operand{heading: verify.Heading{Label: "deployment pid 100"}, obs: obs}
-	rows := judge(planOp, depOp)
+	planOp := Operand{Heading: Heading{Label: exp.Label}, Exp: exp}
+	depOp := Operand{Heading: Heading{Label: "deployment pid 100"}, Obs: obs}
+	rows := Judge(planOp, depOp)
 	if d := proto(rows); len(d) != 1 || d[0] != v[0] {
 		t.Errorf("diff plan running: NCCL_PROTO rows %+v, want verify's %+v", d, v)
 	}
-	if !verify.PerfDiffers(rows) {
+	if !PerfDiffers(rows) {
 		t.Error("diff plan running: no perf-relevant difference (exit 0), verify says DRIFT")
 	}
 	// Operands the other way round: the same row, sides exchanged.
-	rows = judge(depOp, planOp)
-	if d := proto(rows); len(d) != 1 || d[0].A != "Simple" || d[0].B != "LL" || d[0].Status != plan.Different || !verify.PerfDiffers(rows) {
+	rows = Judge(depOp, planOp)
+	if d := proto(rows); len(d) != 1 || d[0].A != "Simple" || d[0].B != "LL" || d[0].Status != plan.Different || !PerfDiffers(rows) {
 		t.Errorf("diff running plan: NCCL_PROTO rows %+v, want Simple against LL", d)
 	}
 }

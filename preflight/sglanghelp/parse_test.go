@@ -1,4 +1,4 @@
-package preflight
+package sglanghelp
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func TestParseHelp(t *testing.T) {
 `
 	for _, cols := range []int{4000, 60} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			flags, err := parseHelp(realHelp(t, cols))
+			flags, err := Parse(realHelp(t, cols))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,18 +92,18 @@ func TestParseHelp(t *testing.T) {
 			}
 		})
 	}
-	if _, err := parseHelp("Traceback (most recent call last):\n  File x\nImportError: no\n"); err == nil {
+	if _, err := Parse("Traceback (most recent call last):\n  File x\nImportError: no\n"); err == nil {
 		t.Errorf("a traceback: got no error, want 'no options found'")
 	}
 }
 
 // TestMergeCatalog: --help does not show types; the catalog does.
 func TestMergeCatalog(t *testing.T) {
-	flags, err := parseHelp(realHelp(t, 4000))
+	flags, err := Parse(realHelp(t, 4000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := catalog.NewArgs("test", mergeCatalog(flags, catalog.SGLangArgs()))
+	args := catalog.NewArgs("test", Merge(flags, catalog.SGLangArgs()))
 	tests := map[string]string{
 		"--tp":                  "--tp-size int tp_size",
 		"--model":               "--model-path str model_path",
@@ -151,7 +151,7 @@ options:
 --mode aliases=[--m] neg="" action=store nargs="" choices=[a b] required=false deprecated=false repl=""
 `
 	for name, text := range map[string]string{"3.9": old, "3.13": new} {
-		flags, err := parseHelp(text)
+		flags, err := Parse(text)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,4 +1,4 @@
-package preflight
+package sglanghelp
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 	"github.com/sglaunch/sglaunch/catalog"
 )
 
-// parseHelp reads argparse's --help output into flags. argparse prints
+// Parse reads argparse's --help output into flags. argparse prints
 // each option as a line indented by two spaces, "  --name METAVAR,
 // --alias METAVAR" (choices as {a,b}, nargs as "X [X ...]", "[X ...]",
 // "[X]"), then its help, on the same line after two or more spaces or
 // on deeper-indented lines. Options argparse marks required are bare
 // (without brackets) in the usage block.
-func parseHelp(text string) ([]*catalog.Flag, error) {
+func Parse(text string) ([]*catalog.Flag, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	required := usageRequired(lines)
 	var flags []*catalog.Flag
@@ -238,10 +238,10 @@ func applyHelpText(f *catalog.Flag, help string) {
 	}
 }
 
-// mergeCatalog completes flags read from --help with what the help does
+// Merge completes flags read from --help with what the help does
 // not show: the value type, the field name, deprecation and removal as
 // the embedded catalog records them for the same flag.
-func mergeCatalog(flags []*catalog.Flag, cat *catalog.Args) []*catalog.Flag {
+func Merge(flags []*catalog.Flag, cat *catalog.Args) []*catalog.Flag {
 	for _, f := range flags {
 		c, ok := cat.Lookup(f.Name)
 		if !ok || c.Name != f.Name {

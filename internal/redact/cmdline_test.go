@@ -1,4 +1,4 @@
-package main
+package redact
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 func TestRedactCommandLine(t *testing.T) {
 	in := []string{"sglaunch", "bench", "--set", "env.HF_TOKEN=hf_abc", "--set=env.MY_SECRET=x", "--set", "args.tp=8", "--", "--api-key", "k"}
 	want := "sglaunch bench --set env.HF_TOKEN=<redacted> --set=env.MY_SECRET=<redacted> --set args.tp=8 -- --api-key <redacted>"
-	if got := strings.Join(redactCommandLine(in), " "); got != want {
+	if got := strings.Join(CommandLine(in), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -20,7 +20,7 @@ func TestRedactCommandLine(t *testing.T) {
 func TestSingleDashSetLeaksSecret(t *testing.T) {
 	in := []string{"sglaunch", "bench", "-set", "env.HF_TOKEN=hf_abc", "-set=args.api-k=k1", "--set", "args.max-total-tokens=8192", "--", "--api-k", "k2"}
 	want := "sglaunch bench -set env.HF_TOKEN=<redacted> -set=args.api-k=<redacted> --set args.max-total-tokens=8192 -- --api-k <redacted>"
-	if got := strings.Join(redactCommandLine(in), " "); got != want {
+	if got := strings.Join(CommandLine(in), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
