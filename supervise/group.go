@@ -130,6 +130,17 @@ func (s *Session) watchGroup() {
 			defer hold.Stop()
 			select {
 			case <-g.Drained():
+				// SGLang's nodes >= 1 end by themselves once rank 0's
+				// schedulers have shut down (theirs take its ShutdownReq;
+				// the server then exits 3): give that a moment, and stop
+				// the server only if it is still there.
+				selfEnd := time.NewTimer(workerSelfEndGrace)
+				select {
+				case <-s.Done():
+					selfEnd.Stop()
+					return
+				case <-selfEnd.C:
+				}
 				s.stopWorker(&reason{ErrInterrupted, "the group stopped: rank 0 drained"})
 			case <-hold.C:
 				s.log.Warn("rank 0 did not say it drained within stop_timeout; stopping this rank's server")
@@ -148,6 +159,10 @@ func (s *Session) watchGroup() {
 		}
 	}()
 }
+
+// workerSelfEndGrace is how long a worker waits, once rank 0 has
+// drained, for its server to end by itself as SGLang's nodes >= 1 do.
+const workerSelfEndGrace = 2 * time.Second
 
 // stopWorker stops a worker's server once rank 0 has drained: SIGTERM,
 // or, for a server started with SIGTERM ignored (under Slurm), the
