@@ -31,6 +31,11 @@ func TestReplacementFix(t *testing.T) {
 		{catalog.Flag{Action: "store_true", Replacement: "--cuda-graph-backend-{decode,prefill}=disabled"}, nil, "write --cuda-graph-backend-decode disabled --cuda-graph-backend-prefill disabled instead"},
 		{catalog.Flag{Action: "store_true", Replacement: "--flashinfer-allreduce-fusion-backend=auto"}, nil, "write --flashinfer-allreduce-fusion-backend auto instead"},
 		{catalog.Flag{Action: "store", Replacement: "--cp-strategy"}, []string{"in-seq-split"}, "write --cp-strategy in-seq-split instead"},
+		// SGLang remaps these values after parsing: following the advice
+		// literally (--cp-strategy in-seq-split) was refused by SGLang,
+		// whose choices are zigzag and interleave.
+		{catalog.Flag{Action: "store", Replacement: "--cp-strategy", Help: "[Deprecated] Use --cp-strategy {zigzag,interleave} instead. 'in-seq-split' maps to 'zigzag'; 'round-robin-split' maps to 'interleave'."},
+			[]string{"round-robin-split"}, "write --cp-strategy interleave instead"},
 		{catalog.Flag{Action: "store"}, []string{"128"}, "remove it; SGLang names no replacement that takes its value 128"},
 		{catalog.Flag{Action: "store_true"}, nil, "remove it"},
 		{catalog.Flag{Action: "store_true", Replacement: "incremental_streaming_output"}, nil, "use incremental_streaming_output instead"},

@@ -150,6 +150,18 @@ func replacementFix(f *catalog.Flag, values []string) string {
 	case !strings.HasPrefix(r, "--"):
 		return "use " + r + " instead"
 	}
+	if m := valueMap(f.Help); len(m) > 0 && len(values) > 0 {
+		// SGLang remaps the values after parsing (in-seq-split is zigzag):
+		// the replacement takes the mapped ones, not the old words.
+		mapped := make([]string, len(values))
+		for i, v := range values {
+			mapped[i] = v
+			if to, ok := m[v]; ok {
+				mapped[i] = to
+			}
+		}
+		vals = display(f, strings.Join(mapped, " "))
+	}
 	var parts []string
 	for _, one := range expandBraces(r) {
 		name, value, hasValue := strings.Cut(one, "=")
@@ -163,6 +175,19 @@ func replacementFix(f *catalog.Flag, values []string) string {
 		}
 	}
 	return "write " + strings.Join(parts, " ") + " instead"
+}
+
+// reValueMap reads the value mapping a deprecated flag's help states:
+// "'in-seq-split' maps to 'zigzag'".
+var reValueMap = regexp.MustCompile(`'([^']+)' maps to '([^']+)'`)
+
+// valueMap is the old value → new value mapping in a flag's help text.
+func valueMap(help string) map[string]string {
+	m := map[string]string{}
+	for _, g := range reValueMap.FindAllStringSubmatch(help, -1) {
+		m[g[1]] = g[2]
+	}
+	return m
 }
 
 // expandBraces expands the first {a,b} group of a flag spelling, as
