@@ -37,6 +37,9 @@ func flagFromRow(r sglangtab.ServerArg) (*Flag, error) {
 		Deprecated: r.Deprecated, Replacement: r.NewFlag, Removed: r.Removed,
 		Choices: r.ChoiceValues, Help: r.Help, humanInt: r.ValueType == "human_readable_int",
 	}
+	if f.Action == "store_const" || unquote(r.Action) == "DeprecatedStoreConstAction" {
+		f.Const, _ = pyDefault(r.Const)
+	}
 	if r.Help == "SUPPRESS" {
 		f.Help, f.HelpSuppressed = "", true
 	}

@@ -31,6 +31,9 @@ type Flag struct {
 	// marks a flag registered with help=argparse.SUPPRESS (hidden from --help).
 	Help           string `json:"help,omitempty"`
 	HelpSuppressed bool   `json:"help_suppressed,omitempty"`
+	// Const is the value a store_const flag stores into Dest
+	// (--enable-breakable-cuda-graph stores "breakable").
+	Const string `json:"const,omitempty"`
 	// humanInt: SGLang parses the value with human_readable_int.
 	humanInt bool
 }

@@ -45,6 +45,16 @@ func TestSGLangArgsCatalog(t *testing.T) {
 	}
 }
 
+// TestStoreConstFromTables: a deprecated store-const flag stores the
+// value its table row spells out (Backend.BREAKABLE is "breakable") into
+// the dest of the flag that replaced it.
+func TestStoreConstFromTables(t *testing.T) {
+	f, ok := SGLangArgs().Lookup("--enable-breakable-cuda-graph")
+	if !ok || f.Action != "store_const" || f.Const != "breakable" || f.Dest != "cuda_graph_backend_prefill" || f.Replacement != "--cuda-graph-backend-prefill=breakable" {
+		t.Errorf("--enable-breakable-cuda-graph: got %+v", f)
+	}
+}
+
 func TestResolveErrors(t *testing.T) {
 	a := SGLangArgs()
 	_, _, err := a.Resolve("--speculative-eagle-top-k")

@@ -29,7 +29,7 @@ func modelDir(t *testing.T) string {
 // asserts the exact finding and its suggestion, then that the suggested
 // spelling passes.
 func TestMistakes(t *testing.T) {
-	const catalogFlags = "the embedded catalog (SGLang @ 382343f860c7)"
+	const catalogFlags = "the embedded catalog (SGLang 0.5.19.dev0 @ 382343f860c7)"
 	tests := []struct {
 		name           string
 		env, args      string // profile lines

@@ -77,7 +77,8 @@ type ServerArg struct {
 	Deprecated bool     `json:"deprecated"`
 	// Removed: a DeprecatedAction with an error_message, which makes
 	// SGLang exit with that message; NewFlag is the flag a deprecated one
-	// points to, Const the value a store-const action stores.
+	// points to, Const the value a store-const action stores (spelled out
+	// where the source names a constant).
 	Removed bool   `json:"removed"`
 	NewFlag string `json:"new_flag,omitempty"`
 	Const   string `json:"const,omitempty"`

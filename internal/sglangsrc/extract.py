@@ -621,7 +621,7 @@ class Walker:
             "deprecated": dep,
             "removed": action == "DeprecatedAction" and "error_message" in kw,
             "new_flag": new_flag,
-            "const": text(kw.get("const_value") if "const_value" in kw else kw.get("const")),
+            "const": self.choice_values(ast.List(elts=[kw["const_value"] if "const_value" in kw else kw["const"]])) if ("const_value" in kw or "const" in kw) else None,
             "value_type": (text(kw.get("type")) or "str") if takes_value else "",
             "choice_values": self.choice_values(kw.get("choices")),
             "required": text(kw.get("required")) == "True",
@@ -712,7 +712,7 @@ class Walker:
             "deprecated": dep,
             "removed": False,
             "new_flag": new_flag,
-            "const": text(arg.get("const")),
+            "const": self.choice_values(ast.List(elts=[arg["const"]])) if "const" in arg else None,
             "value_type": value_type,
             "choice_values": self.choice_values(choices_node),
             "required": text(arg.get("required")) == "True" or (default is None and text(arg.get("required")) != "False" and not action),
@@ -841,6 +841,13 @@ def main(root):
     for row in tables["server_args"]:
         i = row["choice_values"]
         row["choice_values"] = None if i is None else resolve_choices(pending[i][0], tables["_consts"], pending[i][1])
+        # A store-const value, spelled out where it names a constant.
+        i = row["const"]
+        if i is not None:
+            v = resolve_choices(pending[i][0], tables["_consts"], pending[i][1])
+            row["const"] = v[0] if v and len(v) == 1 else text(pending[i][0].elts[0])
+        else:
+            row["const"] = ""
     del tables["_field_defaults"]
     del tables["_consts"]
     json.dump(tables, sys.stdout, indent=None, sort_keys=True)

@@ -138,6 +138,9 @@ func TestExtract(t *testing.T) {
 			t.Errorf("%s: got %s, want %s", tt.flag, got, want)
 		}
 	}
+	if a := byFlag["--fast-mode"]; a.Dest != "mode" || a.Const != "fast" || a.NewFlag != "--mode=fast" || !a.Deprecated {
+		t.Errorf("--fast-mode: got %+v, want a deprecated store of the constant fast into mode", a)
+	}
 	if a := byFlag["--old-mode"]; a.Dest != "mode" || a.Action != "DeprecatedAliasStoreAction" {
 		t.Errorf("--old-mode: got dest %q action %q, want mode, DeprecatedAliasStoreAction", a.Dest, a.Action)
 	}

@@ -7,6 +7,7 @@ DEFAULT_STYLE = "none"
 
 class Registry:
     PARSERS = {"a": 1, "b": 2}
+    FAST = "fast"
 
 
 class ServerArgs:
@@ -21,4 +22,5 @@ class ServerArgs:
         parser.add_argument("--gone", action=DeprecatedAction, error_message="--gone is no longer supported.", help=argparse.SUPPRESS)
         parser.add_argument("--parser", type=str, choices=["auto"] + list(Registry.PARSERS.keys()))
         parser.add_argument("--style", type=str, choices=STYLES + [DEFAULT_STYLE])
+        parser.add_argument("--fast-mode", dest="mode", action=DeprecatedStoreConstAction, new_flag="--mode=fast", const_value=Registry.FAST)
         parser.add_argument("--computed", type=str, choices=[m.name for m in Registry])
