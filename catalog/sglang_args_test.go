@@ -82,7 +82,7 @@ func TestChoices(t *testing.T) {
 		{"--speculative-ngram-match-type", "BFS", 2},
 		{"--quantization", "awq", 0},
 		{"--speculative-draft-model-quantization", "fp8", 0},
-		// SUPPORTED_LORA_TARGET_MODULES + all, from utils/common.py @ dd458f32.
+		// SUPPORTED_LORA_TARGET_MODULES + all, from utils/common.py (generated table, main 382343f86).
 		{"--lora-target-modules", "all", 21},
 	}
 	for _, tt := range tests {
