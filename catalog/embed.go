@@ -2,14 +2,12 @@ package catalog
 
 import _ "embed"
 
-// Raw reference files, as copied from the project's shared reference set.
+// Reference files the generated SGLang tables (package sglangtab) do not
+// cover: NCCL and other libraries' variables, and notes on SGLang names
+// the tables cannot express.
 var (
-	//go:embed data/sglang-server-args.txt
-	sglangServerArgsTxt string
-	//go:embed data/sglang-server-args-help.txt
-	sglangServerArgsHelpTxt string
-	//go:embed data/sglang-envs.txt
-	sglangEnvsTxt string
+	//go:embed data/sglang-envs-notes.txt
+	sglangEnvNotesTxt string
 	//go:embed data/nccl-env.tsv
 	ncclEnvTSV string
 	//go:embed data/nccl-env-removed.tsv

@@ -1,61 +1,135 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
-
-	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
 
-// TestHandCatalogAgainstGeneratedTables keeps the hand-copied SGLang lists
-// (data/sglang-server-args.txt, data/sglang-envs.txt) from drifting
-// silently from the tables generated from SGLang's source: every flag and
-// Envs name of the newest generated set is in the hand lists, and the hand
-// lists hold nothing else, but for the names listed here (the hand lists
-// were read at SGLang commits on another line of main than the generated
-// set). A regeneration that finds a new name, or
-// catches up with one of these, fails here: then move that list to the
-// generated table.
-func TestHandCatalogAgainstGeneratedTables(t *testing.T) {
-	all, err := sglangtab.All()
+// Why the catalogs built from the generated tables (SGLang main @
+// 382343f86) differ from the hand-copied ones they replaced
+// (testdata/handcopied/, read at main commits 001067ff, dd458f32 and
+// 0003215c, on another line of main).
+const (
+	newerHand   = "the hand list was read at a main commit on another line than the generated set"
+	handDest    = "the hand list pointed a deprecated flag at a dest of its own; argparse stores into the dest= SGLang gives"
+	genRepl     = "the generated row names the flag SGLang's new_flag= or help text points to"
+	computed    = "the default is computed when ServerArgs is made; the source has no literal"
+	runtimeList = "the choices are computed at run time ([m.name.lower() for m in RealKvHashMode]); no choice check"
+	handNoList  = "the hand list did not spell the choices out; the generator resolves the named constant"
+	setOrder    = "the choices are a Python set; the generated list is sorted"
+	customType  = "parsed by parse_cuda_graph_config_arg, a custom callable: the catalog checks it as a string"
+)
+
+// catalogDifferences lists each known difference between the hand-copied
+// and the generated flag catalogs, "field flag" -> why.
+var catalogDifferences = map[string]string{
+	"only --deepep-v2-mode": newerHand, "only --enable-dense-mlp-attn-tp": newerHand, "only --enable-shared-experts-attn-tp": newerHand,
+	"only --gated-launch-port": newerHand, "only --speculative-dsa-topk-backend": newerHand,
+	"choices --load-format": newerHand, "choices --speculative-draft-load-format": newerHand,
+	"choices --attention-backend": newerHand, "choices --decode-attention-backend": newerHand, "choices --prefill-attention-backend": newerHand,
+	"choices --moe-a2a-backend": newerHand, "choices --linear-attn-backend": newerHand, "choices --hicache-storage-backend": newerHand,
+	"choices --reasoning-parser": newerHand, "choices --tool-call-parser": newerHand,
+	"choices --sampling-backend": setOrder, "choices --kv-canary-real-data": runtimeList,
+	"choices --speculative-moe-runner-backend": handNoList, "choices --speculative-moe-a2a-backend": handNoList,
+	"choices --linear-attn-decode-backend": handNoList, "choices --linear-attn-prefill-backend": handNoList, "choices --linear-attn-verify-backend": handNoList,
+	"dest --fp8-gemm-backend": handDest, "dest --fp4-gemm-backend": handDest, "dest --elastic-ep-join-mode": handDest,
+	"dest --elastic-ep-join-rank-offset": handDest, "dest --stream-output": handDest, "dest --enable-breakable-cuda-graph": handDest,
+	"dest --disable-piecewise-cuda-graph": handDest, "dest --enforce-piecewise-cuda-graph": handDest,
+	"dest --enable-nsa-prefill-context-parallel": handDest, "dest --enable-gdn-replayssm-spec": handDest,
+	"dest --dsa-prefill-cp-mode": handDest, "dest --nsa-prefill-cp-mode": handDest, "dest --prefill-cp-mode": handDest,
+	"repl --elastic-ep-rejoin": genRepl, "repl --disable-fast-image-processor": genRepl, "repl --keep-mm-feature-on-device": genRepl,
+	"repl --enable-expert-distribution-metrics":     genRepl,
+	"default --uvicorn-access-log-exclude-prefixes": computed, "default --encoder-transfer-backend": computed,
+	"type --cuda-graph-config": customType,
+}
+
+// TestCatalogAgainstHandCopied compares the flag catalog built from the
+// newest generated tables with the hand-copied one it replaced, field by
+// field (names, aliases, negations, dests, actions, types, nargs,
+// defaults, choices, deprecation): a difference not listed in
+// catalogDifferences fails, and so does a listed one that is gone.
+func TestCatalogAgainstHandCopied(t *testing.T) {
+	hand, err := handArgs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	newest := all[len(all)-1]
+	gen := SGLangArgs()
+	got := map[string]bool{}
+	for _, h := range hand.Flags {
+		g, ok := gen.Lookup(h.Name)
+		if !ok {
+			got["only "+h.Name] = true
+			continue
+		}
+		hd, gd := "<none>", "<none>"
+		if h.Default != nil && !strings.HasPrefix(*h.Default, "None") {
+			hd = *h.Default
+		}
+		if g.Default != nil {
+			gd = *g.Default
+		}
+		for field, pair := range map[string][2]any{
+			"aliases": {h.Aliases, g.Aliases}, "negation": {h.Negation, g.Negation}, "dest": {h.Dest, g.Dest},
+			"action": {h.Action, g.Action}, "type": {h.Type, g.Type}, "nargs": {h.Nargs, g.Nargs},
+			"required": {h.Required, g.Required}, "deprecated": {h.Deprecated, g.Deprecated}, "repl": {h.Replacement, g.Replacement},
+			"removed": {h.Removed, g.Removed}, "default": {hd, gd}, "hidden": {h.HelpSuppressed, g.HelpSuppressed},
+			"choices": {strings.Join(h.Choices, ","), strings.Join(g.Choices, ",")},
+		} {
+			if fmt.Sprint(pair[0]) != fmt.Sprint(pair[1]) {
+				got[field+" "+h.Name] = true
+				if _, ok := catalogDifferences[field+" "+h.Name]; !ok {
+					t.Errorf("%s %s: hand-copied %v, generated %v", field, h.Name, pair[0], pair[1])
+				}
+			}
+		}
+	}
+	for k := range got {
+		if _, ok := catalogDifferences[k]; !ok && strings.HasPrefix(k, "only ") {
+			t.Errorf("flag %s: in the hand-copied catalog only", strings.TrimPrefix(k, "only "))
+		}
+	}
+	for k, why := range catalogDifferences {
+		if !got[k] {
+			t.Errorf("%s: listed as a difference (%s), which it no longer is", k, why)
+		}
+	}
+	// The generated catalog's flags the hand list lacks: added on the
+	// generated line of main, none unexplained.
+	var extra []string
+	for _, g := range gen.Flags {
+		if _, ok := hand.Lookup(g.Name); !ok {
+			extra = append(extra, g.Name)
+		}
+	}
+	if len(extra) > 0 {
+		t.Errorf("flags in the generated catalog only: %s", strings.Join(extra, " "))
+	}
+}
 
-	var genFlags []string
-	for _, a := range newest.ServerArgs {
-		genFlags = append(genFlags, a.Flags...)
+// handEnvDefault is a hand-copied default without its remark ("-1 (s)",
+// "None  (base port hint ...)") and quotes, spaces dropped.
+func handEnvDefault(d string) string {
+	if i := strings.Index(d, " ("); i >= 0 {
+		d = d[:i]
 	}
-	var handFlags []string
-	for _, o := range SGLangArgs().Options() {
-		// argparse makes --no-X for BooleanOptionalAction at run time;
-		// "--tp" is argparse's unique-prefix abbreviation of --tp-size.
-		if !strings.HasPrefix(o, "--no-") && o != "--tp" {
-			handFlags = append(handFlags, o)
-		}
+	if i := strings.Index(d, "  "); i >= 0 {
+		d = d[:i]
 	}
-	onlyHandFlags := []string{"--deepep-v2-mode", "--enable-dense-mlp-attn-tp", "--enable-shared-experts-attn-tp", "--gated-launch-port", "--speculative-dsa-topk-backend"}
-	compareNames(t, "flag", newest.Meta.Version, genFlags, handFlags, onlyHandFlags, nil)
+	return strings.ReplaceAll(strings.Trim(d, `"`), " ", "")
+}
 
-	var genEnvs []string
-	for _, r := range newest.EnvReads {
-		if r.How == "Envs" && strings.HasPrefix(r.Name, "SGLANG_") {
-			genEnvs = append(genEnvs, r.Name)
-		}
-	}
-	// The registry's names as written (the text's non-comment lines).
-	var handEnvs []string
-	for _, line := range strings.Split(sglangEnvsTxt, "\n") {
-		if strings.HasPrefix(line, "SGLANG_") {
-			handEnvs = append(handEnvs, strings.Fields(line)[0])
-		}
-	}
-	// In the generated main only (added there after the hand list's commit).
-	onlyGenEnvs := []string{"SGLANG_ENABLE_CP_V2", "SGLANG_ENABLE_HICACHE_BUFFER_ANCHOR_LOCK", "SGLANG_K3_DENSE_MLP_ATTN_TP", "SGLANG_K3_SHARED_EXPERTS_ATTN_TP", "SGLANG_SORT_FREE_LIST_AFTER_MERGE"}
-	// In the hand list only (its commit is on another line of main).
-	onlyHandEnvs := []string{
+// envDifferences: the names in one environment catalog only, and the
+// defaults the hand list wrote as their value rather than SGLang's
+// expression.
+var envDifferences = map[string]string{}
+
+func init() {
+	// Registry names in the hand list only: it was read at a commit on
+	// another line of main.
+	for _, n := range []string{
 		"SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION", "SGLANG_AITER_MLA_GLUON", "SGLANG_AITER_UNIFIED_DRAFT_EXTEND", "SGLANG_CRASH_ON_JIT_COMPILE",
 		"SGLANG_CUTE_AOT_CACHE_DIR", "SGLANG_DEBUG_SLOW_SCHEDULER_PASS_MS", "SGLANG_DEEPEP_V2_FORCE_MAX_LEN", "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
 		"SGLANG_DEEPEP_V2_NUM_SMS", "SGLANG_DEEPEP_V2_TRACE_CONTIG", "SGLANG_DEEPEP_V2_TRACE_MASKED", "SGLANG_DIAG_BYPASS_HEALTH_GENERATE",
@@ -69,37 +143,75 @@ func TestHandCatalogAgainstGeneratedTables(t *testing.T) {
 		"SGLANG_ROCM_K3_FUSE_KDA_INPROJ_MAX_TOKENS", "SGLANG_SPEC_TP_SYNC", "SGLANG_TEST_METRICS_FILE", "SGLANG_TRACE_LOGITS_E2E",
 		"SGLANG_TRACE_LOGITS_E2E_SYNC", "SGLANG_TRACE_QWEN35_FINAL_NORM", "SGLANG_TRACE_QWEN_MOE_DEEPEP_E2E", "SGLANG_TRACE_SAMPLER_E2E",
 		"SGLANG_VALIDATE_MAMBA_REPLAY_STATE_INDICES", "SGLANG_WEIGHT_CACHE_READY_TEMPLATE", "SGLANG_WEIGHT_CACHE_SOCKET_TEMPLATE",
+	} {
+		envDifferences["hand "+n] = newerHand
 	}
-	compareNames(t, "env name", newest.Meta.Version, genEnvs, handEnvs, onlyHandEnvs, onlyGenEnvs)
+	// In the generated registry only: added on its line of main after
+	// the hand list's commit, or retired on the hand list's line.
+	for _, n := range []string{"SGLANG_ENABLE_CP_V2", "SGLANG_ENABLE_HICACHE_BUFFER_ANCHOR_LOCK", "SGLANG_K3_DENSE_MLP_ATTN_TP", "SGLANG_K3_SHARED_EXPERTS_ATTN_TP", "SGLANG_SORT_FREE_LIST_AFTER_MERGE"} {
+		envDifferences["gen "+n] = newerHand
+	}
+	// Retired on the hand list's line of main only.
+	envDifferences["retired SGLANG_FLASHINFER_PR4266_SOURCE"] = newerHand
+	for _, n := range []string{"SGLANG_DISABLED_MODEL_ARCHS", "SGLANG_LOG_REQUEST_HEADERS", "SGLANG_DSPARK_DEBUG_DUMP", "SGLANG_OPT_GATE_GEMV_MODE",
+		"SGLANG_INVARIANT_CHECK", "SGLANG_DSPARK_FOLDED_SAMPLING", "SGLANG_TOOL_STRICT_LEVEL", "SGLANG_DP_USE_REDUCE_SCATTER", "SGLANG_DG_CACHE_DIR", "SGLANG_CACHE_DIR"} {
+		envDifferences["default "+n] = "the hand list wrote the value the default expression gives (tuple(), 2 ** 31, an enum member, a computed path)"
+	}
 }
 
-// compareNames fails on a name in one list only that is not listed as
-// such (known: hand-only, knownGen: generated-only), and on a listed name
-// that is no longer in one list only.
-func compareNames(t *testing.T, what, version string, generated, hand, known, knownGen []string) {
-	t.Helper()
-	for _, n := range generated {
-		if !slices.Contains(hand, n) && !slices.Contains(knownGen, n) {
-			t.Errorf("%s %s: in SGLang %s's generated tables, not in the hand-copied catalog", what, n, version)
+// TestEnvCatalogAgainstHandCopied compares the registry of the env
+// catalog built from the newest generated tables with the hand-copied
+// one: the same names but for envDifferences, and the same type and
+// default for each name both have.
+func TestEnvCatalogAgainstHandCopied(t *testing.T) {
+	hand, err := ParseSGLangEnvs(sglangEnvsTxt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := SGLangEnvCatalog()
+	got := map[string]bool{}
+	for _, h := range hand.Vars {
+		g, ok := gen.Lookup(h.Name)
+		if !ok {
+			got["hand "+h.Name] = true
+			continue
+		}
+		if h.Type != g.Type || h.Secret != g.Secret {
+			t.Errorf("%s: hand-copied %+v, generated %+v", h.Name, *h, *g)
+		}
+		hd, gd := handEnvDefault(h.Default), strings.ReplaceAll(g.Default, " ", "")
+		if hd != gd {
+			got["default "+h.Name] = true
+			if _, ok := envDifferences["default "+h.Name]; !ok {
+				t.Errorf("%s: default hand-copied %q, generated %q", h.Name, h.Default, g.Default)
+			}
 		}
 	}
-	for _, n := range knownGen {
-		if slices.Contains(hand, n) || !slices.Contains(generated, n) {
-			t.Errorf("%s %s: listed as in the generated tables only, which it no longer is", what, n)
+	for _, g := range gen.Vars {
+		if _, ok := hand.Lookup(g.Name); !ok {
+			got["gen "+g.Name] = true
 		}
 	}
-	var extra []string
-	for _, n := range hand {
-		if !slices.Contains(generated, n) && !slices.Contains(known, n) {
-			extra = append(extra, n)
+	var keys []string
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := envDifferences[k]; !ok {
+			t.Errorf("env name %s: in the %s catalog only", k[strings.Index(k, " ")+1:], map[bool]string{true: "hand-copied", false: "generated"}[strings.HasPrefix(k, "hand ")])
 		}
 	}
-	if len(extra) > 0 {
-		t.Errorf("%ss in the hand-copied catalog only, not in SGLang %s's generated tables: %s", what, version, strings.Join(extra, " "))
+	for k := range envDifferences {
+		if !got[k] && !strings.HasPrefix(k, "retired ") {
+			t.Errorf("env name %s: listed as in one catalog only, which it no longer is", k)
+		}
 	}
-	for _, n := range known {
-		if slices.Contains(generated, n) {
-			t.Errorf("%s %s: listed as hand-only, but SGLang %s's generated tables have it", what, n, version)
+	// Every retired name of the hand list is retired or an alias in the
+	// generated catalog too, unless the generated registry still has it.
+	for _, r := range hand.Retired {
+		if _, ok := gen.LookupRetired(r.Name); !ok && !slices.Contains(gen.Names(), r.Name) && envDifferences["retired "+r.Name] == "" {
+			t.Errorf("retired %s: unknown to the generated catalog", r.Name)
 		}
 	}
 }

@@ -3,10 +3,11 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
 
 // Flag is one SGLang launch_server option as argparse registers it.
@@ -33,6 +34,8 @@ type Flag struct {
 	// Const is the value a store_const flag stores into Dest
 	// (--enable-breakable-cuda-graph stores "breakable").
 	Const string `json:"const,omitempty"`
+	// humanInt: SGLang parses the value with human_readable_int.
+	humanInt bool
 
 	destGiven bool // Dest came from the catalog line, not from the name
 }
@@ -64,20 +67,47 @@ var (
 	argsErr  error
 )
 
-// SGLangArgs returns the embedded SGLang flag catalog.
+// SGLangArgs returns the flag catalog of the newest generated SGLang
+// table set (see ArgsFor for an installed version's).
 func SGLangArgs() *Args {
 	argsOnce.Do(func() {
-		argsVal, argsErr = ParseSGLangArgs(sglangServerArgsTxt)
-		if argsErr == nil {
-			argsErr = argsVal.AttachHelp(sglangServerArgsHelpTxt)
+		all, err := sglangtab.All()
+		if err == nil && len(all) == 0 {
+			err = fmt.Errorf("no table sets embedded")
 		}
+		if err != nil {
+			argsErr = err
+			return
+		}
+		argsVal, argsErr = ArgsFromTables(all[len(all)-1])
 	})
 	if argsErr != nil {
-		// The embedded file is part of the binary; a parse failure is a
-		// build defect caught by the package tests, never user input.
-		panic(fmt.Sprintf("catalog: embedded sglang-server-args.txt: %v", argsErr))
+		// The tables are part of the binary; a failure is a build defect
+		// caught by the package tests, never user input.
+		panic(fmt.Sprintf("catalog: embedded SGLang server_args tables: %v", argsErr))
 	}
 	return argsVal
+}
+
+var argsByVersion sync.Map // table set version -> *Args
+
+// ArgsFor returns the flag catalog for an installed SGLang version: the
+// table set generated for it, else the nearest older one (the Choice's
+// Warn says so).
+func ArgsFor(version string) (*Args, sglangtab.Choice, error) {
+	c, err := sglangtab.For(version)
+	if err != nil {
+		return nil, c, err
+	}
+	if a, ok := argsByVersion.Load(c.Meta.Version); ok {
+		return a.(*Args), c, nil
+	}
+	a, err := ArgsFromTables(c.Tables)
+	if err != nil {
+		return nil, c, err
+	}
+	argsByVersion.Store(c.Meta.Version, a)
+	return a, c, nil
 }
 
 // SGLangArgsJSON is the embedded flag catalog in the JSON form the
@@ -160,231 +190,4 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("ambiguous flag %s could match %s", e.Option, strings.Join(e.Matches, ", "))
-}
-
-// ParseSGLangArgs parses the reference catalog format:
-//
-//	flag (aliases) | action/type [choices] | default
-func ParseSGLangArgs(text string) (*Args, error) {
-	var flags []*Flag
-	source := ""
-	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "# Source:") {
-			source = strings.TrimSpace(strings.TrimPrefix(line, "# Source:"))
-		}
-		if !strings.HasPrefix(line, "--") {
-			continue
-		}
-		f, err := parseFlagLine(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", i+1, err)
-		}
-		flags = append(flags, f)
-	}
-	if len(flags) == 0 {
-		return nil, fmt.Errorf("no flags found")
-	}
-	a := NewArgs(source, flags)
-	a.fixDeprecatedDests()
-	a.indexDests()
-	a.expandSymbolicChoices()
-	return a, nil
-}
-
-var (
-	reChoices  = regexp.MustCompile(`(?:choices)?\[([^\]]*)\]`)
-	reArrow    = regexp.MustCompile(`->\s*(?:use\s+)?(\S+)`)
-	reNargs    = regexp.MustCompile(`nargs=([+*?])`)
-	reDest     = regexp.MustCompile(`\(dest ([a-z0-9_]+)[;)]`)
-	reParen    = regexp.MustCompile(`\([^)]*\)`)
-	reSymbolic = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
-)
-
-func parseFlagLine(line string) (*Flag, error) {
-	first := strings.Index(line, " | ")
-	last := strings.LastIndex(line, " | ")
-	if first < 0 || last == first {
-		return nil, fmt.Errorf("want 'flag | type | default', got %q", line)
-	}
-	namePart, typePart, defPart := line[:first], line[first+3:last], strings.TrimSpace(line[last+3:])
-	f := &Flag{Action: "store", Type: "str", Aliases: []string{}}
-
-	// Name, aliases and --no-x negation.
-	if i := strings.Index(namePart, " / "); i >= 0 {
-		f.Negation = strings.Fields(namePart[i+3:])[0]
-		namePart = namePart[:i]
-	}
-	fields := strings.Fields(namePart)
-	f.Name = fields[0]
-	if i := strings.Index(namePart, "("); i >= 0 {
-		inner := strings.TrimSuffix(namePart[i+1:], ")")
-		inner, _, _ = strings.Cut(inner, ";")
-		for _, tok := range strings.FieldsFunc(inner, func(r rune) bool { return r == ',' || r == ' ' }) {
-			if strings.HasPrefix(tok, "--") {
-				f.Aliases = append(f.Aliases, tok)
-			}
-		}
-	}
-	f.Dest = strings.ReplaceAll(strings.TrimPrefix(f.Name, "--"), "-", "_")
-
-	// Action and type.
-	words := strings.Fields(typePart)
-	head := words[0]
-	switch {
-	case head == "store_true":
-		f.Action = "store_true"
-		f.Deprecated = strings.Contains(typePart, "deprecated")
-		if i := strings.Index(typePart, "maps it to "); i >= 0 {
-			f.Replacement = strings.TrimRight(strings.Fields(typePart[i+len("maps it to "):])[0], ")")
-		}
-	case head == "BooleanOptionalAction":
-		f.Action = "boolean_optional"
-	case head == "DeprecatedStoreTrueAction":
-		f.Action, f.Deprecated = "store_true", true
-	case head == "DeprecatedStoreConstAction":
-		f.Action, f.Deprecated = "store_const", true
-	case head == "DeprecatedAction":
-		f.Action, f.Deprecated = "deprecated", true
-		f.Removed = strings.Contains(typePart, "removed")
-	case head == "DeprecatedAliasStoreAction":
-		f.Deprecated = true
-	}
-	if f.Deprecated && f.Replacement == "" {
-		if m := reArrow.FindStringSubmatch(typePart); m != nil {
-			f.Replacement = strings.TrimRight(m[1], ",")
-		}
-	}
-	if m := reDest.FindStringSubmatch(typePart); m != nil {
-		f.Dest, f.destGiven = m[1], true
-	}
-	if f.Action == "store_const" {
-		if _, v, ok := strings.Cut(f.Replacement, "="); ok {
-			f.Const = v
-		}
-	}
-	if f.Action == "store" {
-		f.parseValueType(typePart)
-	}
-
-	// Default.
-	switch {
-	case strings.HasPrefix(defPart, "required"):
-		f.Required = true
-	case defPart == "None" || defPart == "-" || defPart == "SUPPRESS" || defPart == "":
-	default:
-		d := strings.Trim(defPart, `"`)
-		f.Default = &d
-	}
-	return f, nil
-}
-
-// parseValueType fills Type, Nargs and Choices of a value-taking flag.
-func (f *Flag) parseValueType(typePart string) {
-	lower := strings.ToLower(typePart)
-	for _, w := range strings.Fields(strings.NewReplacer(",", " ", "(", " ").Replace(lower)) {
-		if w == "int" || w == "float" || w == "str" || w == "json" {
-			f.Type = w
-			break
-		}
-	}
-	if strings.HasPrefix(lower, "json") {
-		f.Type = "json"
-	}
-	if m := reNargs.FindStringSubmatch(typePart); m != nil {
-		f.Nargs = m[1]
-	} else if strings.Contains(lower, " list") && !strings.HasPrefix(lower, "json") {
-		f.Nargs = "+"
-	}
-	// Choices come before any parenthesised remark; "[bool]" inside
-	// "(Optional[bool])" is not a choice list.
-	if m := reChoices.FindStringSubmatch(reParen.ReplaceAllString(typePart, "")); m != nil {
-		var choices []string
-		list := m[1]
-		// "choices[NAME: a,b]" and "choices[label text: a,b]": the label
-		// says where the list comes from; the choices follow the colon.
-		if i := strings.Index(list, ": "); i >= 0 {
-			list = list[i+2:]
-		}
-		for _, c := range strings.Split(list, ",") {
-			c = strings.TrimSpace(reParen.ReplaceAllString(c, ""))
-			if c != "" {
-				choices = append(choices, c)
-			}
-		}
-		f.Choices = choices
-	}
-}
-
-// AttachHelp sets each flag's help text from the help catalog format
-// (sglang-server-args-help.txt): "--flag | help text" rows, split at the
-// first " | "; a help of SUPPRESS hides the flag from --help. A row for a
-// flag the set does not have is an error: the two files drifted apart.
-func (a *Args) AttachHelp(text string) error {
-	for i, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "--") {
-			continue
-		}
-		name, help, ok := strings.Cut(line, " | ")
-		if !ok {
-			return fmt.Errorf("help line %d: want 'flag | help', got %q", i+1, line)
-		}
-		f, ok := a.byOpt[name]
-		if !ok || f.Name != name {
-			return fmt.Errorf("help line %d: %s is not a flag of the catalog", i+1, name)
-		}
-		if help == "SUPPRESS" {
-			f.HelpSuppressed = true
-			continue
-		}
-		f.Help = strings.TrimSpace(help)
-	}
-	return nil
-}
-
-// fixDeprecatedDests points deprecated aliases at their target's field.
-func (a *Args) fixDeprecatedDests() {
-	for _, f := range a.Flags {
-		if f.destGiven || !f.Deprecated || f.Action != "store" || !strings.HasPrefix(f.Replacement, "--") {
-			continue
-		}
-		if t, ok := a.byOpt[f.Replacement]; ok {
-			f.Dest = t.Dest
-		}
-	}
-}
-
-// expandSymbolicChoices replaces choice lists written as a constant name
-// (ATTENTION_BACKEND_CHOICES) by the list it stands for when the catalog
-// has it; otherwise the flag is left without a choice check.
-func (a *Args) expandSymbolicChoices() {
-	known := map[string][]string{}
-	if f, ok := a.byOpt["--attention-backend"]; ok {
-		known["ATTENTION_BACKEND_CHOICES"] = f.Choices
-	}
-	if f, ok := a.byOpt["--load-format"]; ok {
-		known["LOAD_FORMAT_CHOICES"] = f.Choices
-	}
-	if f, ok := a.byOpt["--quantization"]; ok {
-		known["QUANTIZATION_CHOICES"] = f.Choices
-	}
-	if f, ok := a.byOpt["--dsa-prefill-backend"]; ok && !isSymbolic(f.Choices) {
-		known["DSA_CHOICES"] = f.Choices
-	}
-	for _, f := range a.Flags {
-		if !isSymbolic(f.Choices) {
-			continue
-		}
-		// "NAME" or "NAME + extra + ...": the named list plus extras.
-		parts := strings.Split(f.Choices[0], " + ")
-		if c, ok := known[parts[0]]; ok && !isSymbolic(c) {
-			f.Choices = append(append([]string(nil), c...), parts[1:]...)
-		} else {
-			f.Choices = nil // unknown list: no choice check rather than a wrong one
-		}
-	}
-}
-
-func isSymbolic(c []string) bool {
-	return len(c) == 1 && reSymbolic.MatchString(strings.Split(c[0], " + ")[0])
 }

@@ -42,42 +42,6 @@ type marker struct {
 	last bool
 }
 
-// markerGroups share a prefix, searched for first. During a log flood a
-// block of output is mostly decode lines: one fast pass per anchor, with
-// anchors that start with bytes such lines rarely hold, keeps the tracker
-// far cheaper than the copy through the pipe.
-//
-// The lines, from SGLang's sources (main dd458f32 unless noted):
-//   - model_runner.py: "Load weight begin. avail mem=..." and "Load weight
-//     end. elapsed=..., type=..." (also the draft model's, under
-//     speculative decoding).
-//   - mem_cache/memory_pool.py: "[label ]KV Cache is allocated. dtype: ..."
-//     ("#tokens: ..." without dtype up to v0.5.14; the label is "Full" or
-//     "SWA" for sliding-window pools); with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING
-//     the pool is first reserved ("KV Cache VA upper bound. ...") and sized
-//     after the captures (model_runner_components/kv_pool_runtime.py:
-//     "Post-capture KV sizing: KV cache allocated. ...").
-//   - the captures, see captureMarker.
-//   - uvicorn's "Uvicorn running on", or under --enable-http2 the embedded
-//     Granian server's "Listening at: http://..." (granian/server/embed.py).
-var markerGroups = []struct {
-	anchor  []byte
-	markers []marker
-}{
-	{[]byte("Load weight "), []marker{
-		{[]byte("Load weight begin"), PhaseLoadingWeights, false},
-		{[]byte("Load weight end"), PhaseWeightsLoaded, true},
-	}},
-	{[]byte("KV Cache "), []marker{
-		{[]byte("KV Cache is allocated"), PhaseKVCache, true},
-		{[]byte("KV Cache VA upper bound"), PhaseKVCache, true},
-	}},
-	{[]byte("Post-capture KV sizing: "), []marker{{[]byte("Post-capture KV sizing: KV cache allocated"), PhaseKVCache, true}}},
-	{[]byte("Uvicorn running on"), []marker{{[]byte("Uvicorn running on"), PhasePortBound, false}}},
-	{[]byte("Listening at: http"), []marker{{[]byte("Listening at: http"), PhasePortBound, false}}},
-	{[]byte("fired up and ready to roll"), []marker{{[]byte(ReadyLine), PhaseWarmupDone, false}}},
-}
-
 // captureAnchor starts every CUDA (or NPU, CPU...) graph capture line of
 // every SGLang release:
 //

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 	"github.com/sglaunch/sglaunch/internal/childproc"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
 	"github.com/sglaunch/sglaunch/internal/tail"
@@ -23,6 +23,10 @@ type pythonResult struct {
 	info     SGLangInfo
 	args     *catalog.Args
 	origin   string // where the flag list came from, for messages
+	// envs is the environment catalog of the installed version's table
+	// set (the nearest older one, with a warning, when it has none); nil
+	// before the version is known: the newest set's.
+	envs *catalog.SGLangEnvs
 	// envNames are the SGLANG_*/SGL_* names in the installed package's
 	// sources; nil when the catalog stands in.
 	envNames map[string]bool
@@ -39,7 +43,7 @@ func pythonEnv(plan *plan.Plan) []string {
 // inspectPython runs the probe and, unless cached, --help, and decides
 // which flag list and which SGLANG_* names the plan is checked against.
 func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResult {
-	py := &pythonResult{args: catalog.SGLangArgs(), origin: catalogOrigin()}
+	py := &pythonResult{args: catalog.SGLangArgs(), origin: catalogOrigin("")}
 	py.info.Flags = "embedded catalog"
 	s := subject{check: CheckPython, name: filepath.Base(plan.Python), where: "python (" + plan.Provenance["python"] + ")"}
 	cache := newFlagCache(o, plan.Python)
@@ -91,6 +95,14 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	tables, warns := sglangTables(sg, p.SGLangVersion)
 	py.info.Tables = tables
 	py.findings = append(py.findings, warns...)
+	// The installed version's flags and environment names stand in for
+	// --help and the package sources where those are not read.
+	if a, _, err := catalog.ArgsFor(p.SGLangVersion); err == nil {
+		py.args, py.origin = a, catalogOrigin(p.SGLangVersion)
+	}
+	if e, _, err := catalog.EnvsFor(p.SGLangVersion); err == nil {
+		py.envs = e
+	}
 	if p.ModuleFile == "" {
 		py.findings = append(py.findings, subject{CheckPython, plan.Module, "module (" + plan.Provenance["module"] + ")"}.fail(
 			fmt.Sprintf("%s cannot find module %s", plan.Python, plan.Module), "set module: to a module this SGLang has, like sglang.launch_server"))
@@ -127,7 +139,7 @@ func inspectPython(ctx context.Context, plan *plan.Plan, o *Options) *pythonResu
 	}
 	e := &cacheEntry{
 		Python: plan.Python, Version: p.SGLangVersion, Location: p.SGLangDir, Stamp: p.Stamp,
-		Flags: sglanghelp.Merge(flags, catalog.SGLangArgs()), EnvNames: scanEnvNames(p.SGLangDir),
+		Flags: sglanghelp.Merge(flags, py.args), EnvNames: scanEnvNames(p.SGLangDir),
 	}
 	cache.store(e)
 	py.useEntry(e, "--help")
@@ -144,14 +156,15 @@ func (py *pythonResult) useEntry(e *cacheEntry, how string) {
 	}
 }
 
-var reCommit = regexp.MustCompile(`@ commit ([0-9a-f]{12})`)
-
-// catalogOrigin names the embedded flag catalog in messages.
-func catalogOrigin() string {
-	if m := reCommit.FindStringSubmatch(catalog.SGLangArgs().Source); m != nil {
-		return "the embedded catalog (SGLang @ " + m[1] + ")"
+// catalogOrigin names the embedded flag catalog of the table set picked
+// for an installed version (the newest for "") in messages: its SGLang
+// version and commit.
+func catalogOrigin(version string) string {
+	c, err := sglangtab.For(version)
+	if err != nil {
+		return "the embedded catalog"
 	}
-	return "the embedded catalog"
+	return fmt.Sprintf("the embedded catalog (SGLang %s @ %.12s)", c.Meta.Version, c.Meta.Commit)
 }
 
 // helpModule is the module whose --help lists SGLang's server flags.

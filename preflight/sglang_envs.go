@@ -17,7 +17,10 @@ import (
 // does the catalog's registry have them; are they retired; are their
 // values what SGLang's parsers accept.
 func checkSGLangEnv(items []envItem, py *pythonResult) []Finding {
-	cat := catalog.SGLangEnvCatalog()
+	cat := py.envs
+	if cat == nil {
+		cat = catalog.SGLangEnvCatalog()
+	}
 	var known []string
 	reads := func(name string) bool { return cat.Reads(name) }
 	source, found := "SGLang's environment registry ("+cat.Source+")", "SGLang reads it (the catalog's registry has it)"

@@ -18,5 +18,5 @@ func sglangTables(sg subject, version string) (string, []Finding) {
 		return c.Meta.Version, nil
 	}
 	return c.Meta.Version, []Finding{sg.warn(c.Label(),
-		"verify judges the variables SGLang writes into its own environment by these tables; add a table set for this version (go run ./catalog/sglangtab/gen)")}
+		"preflight checks flags and SGLANG_* names by these tables where it does not read --help and the package sources, and verify judges the variables SGLang writes into its own environment by them; add a table set for this version (go run ./catalog/sglangtab/gen)")}
 }

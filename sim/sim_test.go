@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
 
 func TestUnpackIsImportable(t *testing.T) {
@@ -154,18 +155,15 @@ func TestSourcesNameTheEnvRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := all.String()
-	registry, err := os.ReadFile(filepath.Join("..", "catalog", "data", "sglang-envs.txt"))
+	// The registry: the Envs rows of the table set of the sim's version.
+	tables, err := sglangtab.For(Version)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var missing []string
-	for _, line := range strings.Split(string(registry), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name := strings.Fields(line)[0]
-		if !strings.Contains(src, name) {
-			missing = append(missing, name)
+	for _, r := range tables.EnvReads {
+		if r.How == "Envs" && !strings.Contains(src, r.Name) {
+			missing = append(missing, r.Name)
 		}
 	}
 	if len(missing) > 0 {

@@ -98,7 +98,7 @@ env:
   NCCL_P2P_LEVEL: sys
   NCCL_ALGO: ring,tre
   NCCL_PROTO: LL, Simple
-  SGLANG_ENABLE_CP_V2: 1
+  SGLANG_MASKED_GEMM_FAST_ACT: 1
 args:
   model-path: %s
   host: 127.0.0.1
@@ -118,7 +118,7 @@ args:
 		{"FAIL", "NCCL_P2P_LEVEL", "fix: write NCCL_P2P_LEVEL=SYS"},
 		{"FAIL", "NCCL_ALGO", "fix: write NCCL_ALGO=ring,Tree"},
 		{"FAIL", "NCCL_PROTO", "fix: write NCCL_PROTO=LL,Simple"},
-		{"WARN", "SGLANG_ENABLE_CP_V2", "fix: remove it"},
+		{"WARN", "SGLANG_MASKED_GEMM_FAST_ACT", "fix: remove it"}, // retired in _DEPRECATED_ENVS (main 382343f86)
 		{"FAIL", "--speculative-eagle-top-k", "fix: did you mean --speculative-eagle-topk?"},
 		{"FAIL", "--tp ", "fix: write --tp 8"},
 		{"FAIL", "--attention-backend", "fix: did you mean flashinfer?"},

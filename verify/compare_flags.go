@@ -29,7 +29,7 @@ func groupOf(canonical string) string {
 // compareFlags compares the expected argv with the server's argv and,
 // where the server answered, with its parsed arguments.
 func compareFlags(exp Expected, o *Observation) []plan.Row {
-	expUses := plan.Flags(plan.ArgvTail(exp.Argv))
+	expUses := versionSpecs(deploymentVersion(exp, o), plan.Flags(plan.ArgvTail(exp.Argv)))
 	srv, haveProc := o.Server()
 	obsIndex := map[string]plan.Flag{}
 	var obsOrder []string

@@ -18,7 +18,8 @@ type Report struct {
 	// Drift counts the perf-relevant rows that are not MATCH.
 	Drift int `json:"drift"`
 	// SGLangTables says which generated SGLang tables judged the variables
-	// SGLang writes itself (WARN when not the deployment's version's).
+	// SGLang writes itself and the flags' server_info fields (WARN when
+	// not the deployment's version's).
 	SGLangTables string `json:"sglang_tables,omitempty"`
 }
 

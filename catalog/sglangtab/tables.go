@@ -46,12 +46,21 @@ type EnvWrite struct {
 
 // EnvRead is one environment name SGLang reads: a field of srt/environ.py's
 // Envs registry (How "Envs", with its type and default) or a direct read.
+//
+// How "deprecated" is an entry of environ.py's _DEPRECATED_ENVS: SGLang
+// warns when the name is set (with Note) and forwards the value, through
+// Transform, to Replacement if there is one. Alias is the older name an
+// Envs field (EnvBoolWithAlias and kin) still reads when it is unset.
 type EnvRead struct {
-	Name    string `json:"name"`
-	How     string `json:"how"`
-	Type    string `json:"type,omitempty"`
-	Default string `json:"default,omitempty"`
-	Source  string `json:"source"`
+	Name        string `json:"name"`
+	How         string `json:"how"`
+	Type        string `json:"type,omitempty"`
+	Default     string `json:"default,omitempty"`
+	Alias       string `json:"alias,omitempty"`
+	Replacement string `json:"replacement,omitempty"`
+	Transform   string `json:"transform,omitempty"`
+	Note        string `json:"note,omitempty"`
+	Source      string `json:"source"`
 }
 
 // ServerArg is one launch_server option: its spellings (first the
@@ -66,7 +75,27 @@ type ServerArg struct {
 	Default    string   `json:"default,omitempty"`
 	Choices    string   `json:"choices,omitempty"`
 	Deprecated bool     `json:"deprecated"`
-	Source     string   `json:"source"`
+	// Removed: a DeprecatedAction with an error_message, which makes
+	// SGLang exit with that message; NewFlag is the flag a deprecated one
+	// points to, Const the value a store-const action stores (spelled out
+	// where the source names a constant).
+	Removed bool   `json:"removed"`
+	NewFlag string `json:"new_flag,omitempty"`
+	Const   string `json:"const,omitempty"`
+	// ValueType is the argparse type callable of a flag that takes a
+	// value (str, int, float, human_readable_int, json.loads, ...), as
+	// argparse or add_cli_args_from_dataclass registers it; "" for a flag
+	// without a value. ChoiceValues is Choices spelled out where the source
+	// does (a literal list, Literal[...], a module constant); nil where
+	// computed at run time. Required: argparse rejects a command line
+	// without it.
+	ValueType    string   `json:"value_type,omitempty"`
+	ChoiceValues []string `json:"choice_values,omitempty"`
+	Required     bool     `json:"required,omitempty"`
+	// Help is the help text (f-string holes as {expr}); SUPPRESS hides
+	// the flag from --help.
+	Help   string `json:"help,omitempty"`
+	Source string `json:"source"`
 }
 
 // Metric is one Prometheus metric SGLang defines; a label written
@@ -88,8 +117,14 @@ type Endpoint struct {
 
 // LogFormat is one log line the start-up phase tracker matches: the
 // marker it holds and the format as written ({expr} for the holes).
+//
+// Phase is the start-up phase the line marks (a name of package health's
+// phases); Last: the phase takes the time of the line's last occurrence
+// (a step that ends), else of its first (a step that begins).
 type LogFormat struct {
 	Marker   string `json:"marker"`
+	Phase    string `json:"phase"`
+	Last     bool   `json:"last"`
 	Format   string `json:"format"`
 	Function string `json:"function"`
 	Source   string `json:"source"`

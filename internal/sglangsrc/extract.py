@@ -12,22 +12,27 @@ Run by the Go package internal/sglangsrc, which owns the output's shape.
 
 import ast
 import json
+import re
 import os
 import sys
 
-# Start-up log lines the phase tracker (health/phase.go) matches. A log call
-# whose format text contains one of them is a row of the log-format table.
-LOG_MARKERS = [
-    "Load weight begin",
-    "Load weight end",
-    "KV Cache is allocated",
-    "KV Cache VA upper bound",
-    "Post-capture KV sizing: KV cache allocated",
-    "Capture ",
-    "The server is fired up and ready to roll!",
-    "Listening at: http",
-    "Uvicorn running on",
-]
+# Start-up log lines the phase tracker (package health) matches: a log call
+# whose format text contains one of these markers is a row of the
+# log-format table, with the phase the line marks and whether the phase
+# takes the time of the line's last occurrence (a step that ends) or of its
+# first (a step that begins). A "Capture " line begins or ends the CUDA
+# graph captures by its verb (".. begin." / ".. end.").
+LOG_MARKERS = {
+    "Load weight begin": ("loading weights", False),
+    "Load weight end": ("weights loaded", True),
+    "KV Cache is allocated": ("KV cache allocated", True),
+    "KV Cache VA upper bound": ("KV cache allocated", True),
+    "Post-capture KV sizing: KV cache allocated": ("KV cache allocated", True),
+    "Capture ": (None, None),
+    "The server is fired up and ready to roll!": ("warm-up done", False),
+}
+CAPTURE_BEGIN = re.compile(r" begin(\.|$)")
+CAPTURE_END = re.compile(r" end(\.|$)")
 
 LOG_CALLS = {"info", "warning", "debug", "error", "critical", "print", "log", "info_once", "warning_once"}
 METRIC_CLASSES = {"Gauge", "Counter", "Histogram", "Summary"}
@@ -114,6 +119,100 @@ def envs_field_name(node):
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("envs", "Envs"):
         return node.attr
     return None
+
+
+def help_text(node):
+    """A help= value as text: SUPPRESS for argparse.SUPPRESS (hidden from
+    --help), a literal or f-string with {expr} holes, "" otherwise."""
+    if node is None:
+        return ""
+    if text(node) == "argparse.SUPPRESS":
+        return "SUPPRESS"
+    if isinstance(node, ast.Call) and text(node.func).endswith(".format") and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    return " ".join((fmt_text(node) or "").split())
+
+
+def unwrap_optional(t):
+    """Optional[X] and Union[X, None] as X."""
+    if isinstance(t, ast.Subscript) and text(t.value) in ("Optional", "typing.Optional"):
+        return t.slice
+    return t
+
+
+def literal_values(t):
+    if isinstance(t, ast.Subscript) and text(t.value) in ("Literal", "typing.Literal"):
+        elts = t.slice.elts if isinstance(t.slice, ast.Tuple) else [t.slice]
+        if all(isinstance(e, ast.Constant) for e in elts):
+            return [e.value for e in elts]
+    return None
+
+
+def is_list(t):
+    return isinstance(t, ast.Subscript) and text(t.value) in ("List", "list", "typing.List")
+
+
+def scalar(t):
+    """The argparse type add_cli_args_from_dataclass infers for X."""
+    return {"int": "int", "float": "float"}.get(text(t), "str")
+
+
+def resolve_choices(node, consts, local, depth=0):
+    """A choices expression as its list of strings, where the source spells
+    it out: a literal list, set or dict's keys, a module or class constant
+    (of any file), a sum of those; None where it is computed at run time."""
+    if node is None or depth > 8:
+        return None
+    again = lambda n: resolve_choices(n, consts, local, depth + 1)
+    if isinstance(node, ast.Constant):
+        return None if node.value is None else [str(node.value)]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        out = []
+        for e in node.elts:
+            if isinstance(e, ast.Constant) and e.value is None:
+                continue
+            v = again(e)
+            if v is None or len(v) != 1:
+                return None
+            out += v
+        return sorted(out) if isinstance(node, ast.Set) else out
+    if isinstance(node, ast.Dict):
+        return again(ast.List(elts=[k for k in node.keys if k is not None]))
+    if isinstance(node, ast.Name):
+        if node.id in local:
+            return again(local[node.id])
+        return again(consts.get(node.id))
+    if isinstance(node, ast.Attribute):
+        # A class constant: names in its value are the class's own first.
+        prefix = text(node.value) + "."
+        scope = {k[len(prefix):]: v for k, v in consts.items() if k.startswith(prefix)}
+        return resolve_choices(consts.get(text(node)), consts, {**local, **scope}, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = again(node.left), again(node.right)
+        return a + b if a is not None and b is not None else None
+    if isinstance(node, ast.Call) and not node.keywords:
+        if text(node.func) in ("list", "sorted", "tuple") and len(node.args) == 1:
+            v = again(node.args[0])
+            return sorted(v) if v is not None and text(node.func) == "sorted" else v
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and not node.args:
+            return again(node.func.value)
+    return None
+
+
+DEPRECATED_HELP = re.compile(r"^[(\[]?deprecated\b", re.I)
+REPLACEMENT_HELP = re.compile(r"\b(?:use|alias for)\s+(--[a-z0-9-]+(?:=[^\s,;)]+[^\s,;).])?)", re.I)
+
+
+def deprecation(action, help, new_flag):
+    """Whether a flag is deprecated (a Deprecated* action, or a help text
+    that opens with "Deprecated"), and the flag it points to: new_flag=,
+    else the one its help says to use."""
+    dep = "deprecat" in action.lower() or bool(DEPRECATED_HELP.match(help))
+    if dep and not new_flag:
+        m = REPLACEMENT_HELP.search(help)
+        if m:
+            new_flag = m.group(1)
+    return dep, new_flag
 
 
 def negate(test):
@@ -314,6 +413,9 @@ class Walker:
                         self.locals[tg.id] = s.value
             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Dict):
                 self.dicts[s.targets[0].id] = s.value
+            tname = getattr(targets[0], "id", None)
+            if tname == "_DEPRECATED_ENVS" and isinstance(s.value, ast.Dict):
+                self.deprecated_envs(s.value)
             return
         if isinstance(s, ast.Delete):
             for tg in s.targets:
@@ -338,6 +440,7 @@ class Walker:
                             "how": "Envs",
                             "type": text(s.value.func),
                             "default": text(s.value.args[0]) if s.value.args else kw.get("default", ""),
+                            "alias": const_str(next((k.value for k in s.value.keywords if k.arg == "deprecated_name"), None)) or "",
                             "source": self.src(s),
                         })
         if cls.name == "ServerArgs":
@@ -350,6 +453,10 @@ class Walker:
         for node in ast.walk(e):
             if isinstance(node, ast.Call):
                 self.call(node)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and is_os_environ(node.value):
+                self.read(node, node.slice, "os.environ[]", None)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and is_os_environ(node.comparators[0]):
+                self.read(node, node.left, "in os.environ", None)
 
     def call(self, c):
         f = c.func
@@ -462,6 +569,24 @@ class Walker:
                 "source": self.src(node),
             })
 
+    def deprecated_envs(self, d):
+        """environ.py's _DEPRECATED_ENVS: NAME -> _DeprecatedEnv(replacement,
+        transform, note): SGLang warns when NAME is set and forwards its
+        value to the replacement, if any."""
+        for k, v in zip(d.keys, d.values):
+            name = const_str(k)
+            if name is None or not isinstance(v, ast.Call):
+                continue
+            kw = {x.arg: x.value for x in v.keywords if x.arg}
+            self.t["env_reads"].append({
+                "name": name,
+                "how": "deprecated",
+                "replacement": const_str(kw.get("replacement")) or "",
+                "transform": text(kw.get("transform")),
+                "note": " ".join((fmt_text(kw["note"]) or "").split()) if "note" in kw else "",
+                "source": self.src(k),
+            })
+
     def read(self, node, key, how, default):
         names, expr = self.names_of(key)
         for n in names:
@@ -474,6 +599,9 @@ class Walker:
             return
         kw = {k.arg: k.value for k in c.keywords if k.arg}
         action = text(kw.get("action"))
+        action = const_str(kw.get("action")) or action
+        takes_value = action in ("", "store") or action.endswith("AliasStoreAction")
+        dep, new_flag = deprecation(action, help_text(kw.get("help")), const_str(kw.get("new_flag")) or "")
         default = kw.get("default")
         default_text = text(default)
         if isinstance(default, ast.Attribute) and isinstance(default.value, ast.Name) and default.value.id == "ServerArgs":
@@ -490,9 +618,24 @@ class Walker:
             "nargs": text(kw.get("nargs")),
             "default": default_text,
             "choices": text(kw.get("choices")),
-            "deprecated": "deprecat" in action.lower(),
+            "deprecated": dep,
+            "removed": action == "DeprecatedAction" and "error_message" in kw,
+            "new_flag": new_flag,
+            "const": self.choice_values(ast.List(elts=[kw["const_value"] if "const_value" in kw else kw["const"]])) if ("const_value" in kw or "const" in kw) else None,
+            "value_type": (text(kw.get("type")) or "str") if takes_value else "",
+            "choice_values": self.choice_values(kw.get("choices")),
+            "required": text(kw.get("required")) == "True",
+            "help": help_text(kw.get("help")),
             "source": self.src(c),
         })
+
+    def choice_values(self, node):
+        """Defer a choices expression: it may name constants of files read
+        later (resolve_choices spells it out once every file is read)."""
+        if node is None:
+            return None
+        self.t["_pending"].append((node, dict(self.locals)))
+        return len(self.t["_pending"]) - 1
 
     def server_field(self, s):
         ann = s.annotation
@@ -505,15 +648,14 @@ class Walker:
         typ, meta = elts[0], elts[1:]
         arg = {}
         has_cli = False
-        help_text = ""
+        help_str = ""
         for m in meta:
             if const_str(m) is not None or isinstance(m, ast.JoinedStr):
                 has_cli = True
-                help_text = fmt_text(m) or ""
+                help_str = help_text(m)
             elif isinstance(m, ast.Call) and text(m.func) == "Arg":
                 has_cli = True
                 arg = {k.arg: k.value for k in m.keywords if k.arg}
-                help_text = (fmt_text(arg["help"]) or "") if "help" in arg else ""
         default = self.field_default(s.value)
         if default is not None:
             self.t["_field_defaults"][s.target.id] = default
@@ -526,15 +668,55 @@ class Walker:
         action = text(arg.get("action"))
         if not action and text(typ) == "bool":
             action = "store_true"
+        # How add_cli_args_from_dataclass registers the field (arg_utils.py):
+        # Optional unwrapped; Literal gives the choices; List[X] takes
+        # nargs "+"; bool is store_true; a field without a default is
+        # required.
+        inner = unwrap_optional(typ)
+        nargs = text(arg.get("nargs"))
+        choices_node = arg.get("choices")
+        value_type = ""
+        lit = literal_values(inner)
+        if action:
+            # A custom action's own keywords (LoRAPathAction's type, nargs).
+            ak = arg.get("action_kwargs")
+            if isinstance(ak, ast.Dict):
+                for k, v in zip(ak.keys, ak.values):
+                    if const_str(k) == "nargs":
+                        nargs = text(v)
+                    elif const_str(k) == "type":
+                        value_type = text(v)
+        elif lit is not None:
+            if choices_node is None:
+                choices_node = ast.List(elts=[ast.Constant(v) for v in lit])
+            first = lit[0] if lit else ""
+            value_type = text(arg.get("type_parser")) or {int: "int", float: "float"}.get(type(first), "str")
+        elif is_list(inner) and "type_parser" not in arg:
+            elem = inner.slice if isinstance(inner, ast.Subscript) else None
+            value_type = scalar(elem)
+            nargs = nargs or "'+'"
+        elif text(inner) == "bool":
+            action = "store_true"
+        else:
+            value_type = text(arg.get("type_parser")) or scalar(inner)
+        help_value = help_text(arg.get("help")) if "help" in arg else help_str
+        dep, new_flag = deprecation(action, help_value, "")
         self.t["server_args"].append({
             "flags": [cli] + aliases,
             "dest": s.target.id,
             "type": text(arg.get("type_parser")) or text(typ),
             "action": action,
-            "nargs": text(arg.get("nargs")),
+            "nargs": nargs,
             "default": default if default is not None else "",
             "choices": text(arg.get("choices")),
-            "deprecated": "deprecat" in action.lower(),
+            "deprecated": dep,
+            "removed": False,
+            "new_flag": new_flag,
+            "const": self.choice_values(ast.List(elts=[arg["const"]])) if "const" in arg else None,
+            "value_type": value_type,
+            "choice_values": self.choice_values(choices_node),
+            "required": text(arg.get("required")) == "True" or (default is None and text(arg.get("required")) != "False" and not action),
+            "help": help_value,
             "source": self.src(s),
         })
 
@@ -556,8 +738,19 @@ class Walker:
             return
         for s in fmt_variants(c.args[0], self.locals):
             hits = [m for m in LOG_MARKERS if m in s and (m != "Capture " or s.startswith("Capture "))]
-            if hits:
-                self.t["log_formats"].append({"marker": hits[0], "format": s, "function": self.func(), "source": self.src(c)})
+            if not hits:
+                continue
+            phase, last = LOG_MARKERS[hits[0]]
+            if hits[0] == "Capture ":
+                # The verb closes the capture's name, within its first words.
+                head = s[:120]
+                if CAPTURE_BEGIN.search(head):
+                    phase, last = "capturing CUDA graphs", False
+                elif CAPTURE_END.search(head):
+                    phase, last = "CUDA graphs captured", True
+                else:
+                    continue  # "Capture cuda graph bs [...]": neither
+            self.t["log_formats"].append({"marker": hits[0], "phase": phase, "last": last, "format": s, "function": self.func(), "source": self.src(c)})
 
     def metric(self, c, kind):
         kw = {k.arg: k.value for k in c.keywords if k.arg}
@@ -591,9 +784,20 @@ class Walker:
         self.t["endpoints"].append({"path": path, "methods": methods, "function": fn.name, "source": self.src(d)})
 
 
+def assigned(s):
+    """(name, value) of a NAME = value or NAME: T = value statement."""
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        return [(s.targets[0].id, s.value)]
+    if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is not None:
+        return [(s.target.id, s.value)]
+    return []
+
+
 def main(root):
     tables = {k: [] for k in ("env_writes", "env_reads", "server_args", "metrics", "endpoints", "log_formats")}
     tables["_field_defaults"] = {}
+    tables["_consts"] = {}
+    tables["_pending"] = []
     tables["skipped"] = []
     base = os.path.join(root, "python", "sglang")
     files = []
@@ -619,13 +823,33 @@ def main(root):
         # Argument tables live in server_args.py and the arg groups only.
         if not (rel.endswith("srt/server_args.py") or "/srt/arg_groups/" in rel):
             w.argument = lambda c: None
+        # Module and class constants, which choice lists name.
+        for s in tree.body:
+            for name, value in assigned(s):
+                tables["_consts"].setdefault(name, value)
+            if isinstance(s, ast.ClassDef):
+                for c in s.body:
+                    for name, value in assigned(c):
+                        tables["_consts"].setdefault(s.name + "." + name, value)
         for s in tree.body:
             if isinstance(s, ast.FunctionDef):
                 for r in ast.walk(s):
                     if isinstance(r, ast.Return) and isinstance(r.value, ast.Dict):
                         w.returns[s.name] = r.value
         w.block(tree.body)
+    pending = tables.pop("_pending")
+    for row in tables["server_args"]:
+        i = row["choice_values"]
+        row["choice_values"] = None if i is None else resolve_choices(pending[i][0], tables["_consts"], pending[i][1])
+        # A store-const value, spelled out where it names a constant.
+        i = row["const"]
+        if i is not None:
+            v = resolve_choices(pending[i][0], tables["_consts"], pending[i][1])
+            row["const"] = v[0] if v and len(v) == 1 else text(pending[i][0].elts[0])
+        else:
+            row["const"] = ""
     del tables["_field_defaults"]
+    del tables["_consts"]
     json.dump(tables, sys.stdout, indent=None, sort_keys=True)
 
 

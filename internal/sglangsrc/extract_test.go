@@ -101,6 +101,49 @@ func TestExtract(t *testing.T) {
 			t.Errorf("%s: got %+v", tt.dest, a)
 		}
 	}
+	// How argparse registers each: value types, nargs, spelled-out
+	// choices (literal, Literal[...], module and class constants of the
+	// file, a sum of those; none when computed), deprecation from the
+	// action or the help text, new_flag, removal, help.
+	byFlag := map[string]sglangtab.ServerArg{}
+	for _, a := range ts.ServerArgs {
+		byFlag[a.Flags[0]] = a
+	}
+	for _, tt := range []struct {
+		flag, valueType, nargs, choices, newFlag, help string
+		deprecated, removed, required                  bool
+	}{
+		{"--model-path", "str", "", "[]", "", "Model.", false, false, true},
+		{"--tp-size", "int", "", "[]", "", "TP.", false, false, false},
+		{"--enable-widget", "", "", "[]", "", "Turn widgets on.", false, false, false},
+		{"--ratio", "float", "", "[0.5 1.0]", "", "", false, false, false},
+		{"--mode", "str", "", "[fast slow]", "", "Mode.", false, false, false},
+		{"--sizes", "int", "'+'", "[]", "", "Sizes.", false, false, false},
+		{"--maybe", "", "", "[]", "--mode", "(Deprecated, use --mode) Maybe.", true, false, false},
+		{"--tokens", "human_readable_int", "", "[]", "", "Tokens.", false, false, false},
+		{"--old-mode", "str", "", "[]", "--mode", "[Deprecated] Use --mode instead.", true, false, false},
+		{"--gone", "", "", "[]", "", "SUPPRESS", true, true, false},
+		{"--parser", "str", "", "[auto a b]", "", "", false, false, false},
+		{"--style", "str", "", "[plain fancy none]", "", "", false, false, false},
+		{"--computed", "str", "", "[]", "", "", false, false, false},
+	} {
+		a, ok := byFlag[tt.flag]
+		if !ok {
+			t.Errorf("no server arg %s", tt.flag)
+			continue
+		}
+		got := fmt.Sprint(a.ValueType, "|", a.Nargs, "|", fmt.Sprint(a.ChoiceValues), "|", a.NewFlag, "|", a.Help, "|", a.Deprecated, a.Removed, a.Required)
+		want := fmt.Sprint(tt.valueType, "|", tt.nargs, "|", tt.choices, "|", tt.newFlag, "|", tt.help, "|", tt.deprecated, tt.removed, tt.required)
+		if got != want {
+			t.Errorf("%s: got %s, want %s", tt.flag, got, want)
+		}
+	}
+	if a := byFlag["--fast-mode"]; a.Dest != "mode" || a.Const != "fast" || a.NewFlag != "--mode=fast" || !a.Deprecated {
+		t.Errorf("--fast-mode: got %+v, want a deprecated store of the constant fast into mode", a)
+	}
+	if a := byFlag["--old-mode"]; a.Dest != "mode" || a.Action != "DeprecatedAliasStoreAction" {
+		t.Errorf("--old-mode: got dest %q action %q, want mode, DeprecatedAliasStoreAction", a.Dest, a.Action)
+	}
 	if _, ok := args["hidden"]; ok {
 		t.Error("a no_cli field became a flag")
 	}
@@ -109,10 +152,33 @@ func TestExtract(t *testing.T) {
 	for _, r := range ts.EnvReads {
 		reads[r.Name] = r.How + " " + r.Type + " " + r.Default
 	}
-	for name, want := range map[string]string{"SGLANG_WIDGET": "Envs EnvBool False", "SGLANG_CACHE_DIR": "Envs EnvStr '/tmp/c'", "SGLANG_LOG_LEVEL": "os.getenv  'info'"} {
+	for name, want := range map[string]string{"SGLANG_WIDGET": "Envs EnvBoolWithAlias False", "SGLANG_CACHE_DIR": "Envs EnvStr '/tmp/c'", "SGLANG_LOG_LEVEL": "os.getenv  'info'"} {
 		if reads[name] != want {
 			t.Errorf("env read %s: got %q, want %q", name, reads[name], want)
 		}
+	}
+
+	// Reads by subscript and by "in os.environ"; the older name an Envs
+	// field still reads; _DEPRECATED_ENVS with replacement, transform, note.
+	for name, want := range map[string]string{"SGLANG_SUB_READ": "os.environ[]  ", "SGLANG_IN_READ": "in os.environ  "} {
+		if reads[name] != want {
+			t.Errorf("env read %s: got %q, want %q", name, reads[name], want)
+		}
+	}
+	deprecated := map[string]sglangtab.EnvRead{}
+	for _, r := range ts.EnvReads {
+		if r.Name == "SGLANG_WIDGET" && r.Alias != "SGL_WIDGET" {
+			t.Errorf("SGLANG_WIDGET: alias %q, want SGL_WIDGET", r.Alias)
+		}
+		if r.How == "deprecated" {
+			deprecated[r.Name] = r
+		}
+	}
+	if r := deprecated["SGLANG_OLD_WIDGET"]; r.Replacement != "SGLANG_WIDGET" || r.Transform != "_invert_bool" || r.Source != "python/sglang/srt/environ.py:36" {
+		t.Errorf("SGLANG_OLD_WIDGET: got %+v", r)
+	}
+	if r := deprecated["SGLANG_GONE"]; r.Replacement != "" || r.Note != "Please use '--gone' instead." {
+		t.Errorf("SGLANG_GONE: got %+v", r)
 	}
 
 	var paths []string
@@ -127,15 +193,20 @@ func TestExtract(t *testing.T) {
 	}
 	// The second names its text through a local: its plain form is used;
 	// the last picks between two literals: one row each.
+	// Each row names the phase it marks; a capture line's verb says
+	// which, and "Capture cuda graph bs ..." (neither) is no row.
 	var formats []string
 	for _, f := range ts.LogFormats {
-		formats = append(formats, f.Marker+" | "+f.Format+" | "+f.Source)
+		formats = append(formats, fmt.Sprintf("%s | %s | %s | %s %v", f.Marker, f.Format, f.Source, f.Phase, f.Last))
 	}
 	wantFormats := []string{
-		"Load weight end | Load weight end. elapsed={elapsed} s | python/sglang/srt/entrypoints/engine.py:17",
-		"KV Cache is allocated | KV Cache is allocated. #tokens: {size} | python/sglang/srt/entrypoints/engine.py:23",
-		"KV Cache VA upper bound | KV Cache VA upper bound. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27",
-		"KV Cache is allocated | KV Cache is allocated. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27",
+		"Load weight end | Load weight end. elapsed={elapsed} s | python/sglang/srt/entrypoints/engine.py:17 | weights loaded true",
+		"KV Cache is allocated | KV Cache is allocated. #tokens: {size} | python/sglang/srt/entrypoints/engine.py:23 | KV cache allocated true",
+		"KV Cache VA upper bound | KV Cache VA upper bound. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27 | KV cache allocated true",
+		"KV Cache is allocated | KV Cache is allocated. dtype: {post_capture} | python/sglang/srt/entrypoints/engine.py:27 | KV cache allocated true",
+		"Load weight begin | Load weight begin. avail mem={mem} GB | python/sglang/srt/entrypoints/engine.py:44 | loading weights false",
+		"Capture  | Capture {role} decode CUDA graph begin. bs={bs} | python/sglang/srt/entrypoints/engine.py:45 | capturing CUDA graphs false",
+		"Capture  | Capture {role} decode CUDA graph end. elapsed={t} s | python/sglang/srt/entrypoints/engine.py:46 | CUDA graphs captured true",
 	}
 	if !slices.Equal(formats, wantFormats) {
 		t.Errorf("log formats:\n%s\nwant:\n%s", strings.Join(formats, "\n"), strings.Join(wantFormats, "\n"))

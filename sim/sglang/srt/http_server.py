@@ -217,8 +217,11 @@ class SimHttpServer(ServerSignals):
         if not envs.SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION.get() and conn.path == "/health":
             conn.send_response(200)
             return
-        if envs.SGLANG_DIAG_BYPASS_HEALTH_GENERATE.get():
-            # Forced success, /health_generate too: hides hung ranks.
+        if _env_true("SGLANG_DIAG_BYPASS_HEALTH_GENERATE"):
+            # Forced success, /health_generate too: hides hung ranks. The
+            # flag is newer than the generated env tables (SGLang declares
+            # it in srt/environ.py at 0003215c), so it is read here as
+            # SGLang's EnvBool reads it.
             conn.send_response(200)
             return
         conn.current = _HealthCheck(self, conn)
@@ -712,3 +715,8 @@ def launch_server(server_args, cfg):
     asyncio.set_event_loop(loop)
     SimHttpServer(server_args, cfg, engine, loop).serve()
     sys.exit(0)
+
+
+def _env_true(name):
+    """srt/environ.py EnvBool: true, 1, yes, y (any case) are true."""
+    return os.environ.get(name, "").lower() in ("true", "1", "yes", "y")

@@ -2,7 +2,7 @@ import os
 
 
 class Envs:
-    SGLANG_WIDGET = EnvBool(False)
+    SGLANG_WIDGET = EnvBoolWithAlias(False, deprecated_name="SGL_WIDGET")
     SGLANG_CACHE_DIR = EnvStr("/tmp/c")
 
 
@@ -26,3 +26,17 @@ def legacy():
 
 
 LEVEL = os.getenv("SGLANG_LOG_LEVEL", "info")
+
+
+class _DeprecatedEnv:
+    pass
+
+
+_DEPRECATED_ENVS = {
+    "SGLANG_OLD_WIDGET": _DeprecatedEnv(replacement="SGLANG_WIDGET", transform=_invert_bool),
+    "SGLANG_GONE": _DeprecatedEnv(note="Please use '--gone' instead."),
+}
+
+RANK = os.environ["SGLANG_SUB_READ"]
+if "SGLANG_IN_READ" in os.environ:
+    pass

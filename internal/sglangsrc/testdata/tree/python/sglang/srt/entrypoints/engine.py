@@ -38,3 +38,10 @@ def pdl():
 def fill_empty():
     if not os.getenv("FILL_EMPTY"):
         os.environ["FILL_EMPTY"] = "x"
+
+
+def capture(role):
+    logger.info(f"Load weight begin. avail mem={mem} GB")
+    logger.info(f"Capture {role} decode CUDA graph begin. bs={bs}")
+    logger.info(f"Capture {role} decode CUDA graph end. elapsed={t} s")
+    logger.info(f"Capture cuda graph bs {bs}")
