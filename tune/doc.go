@@ -23,8 +23,13 @@
 // with Config.Shard, each into its own file; Record.Collect gathers the
 // shares for the judgement).
 //
+// The command hands it its flags as Options: Open starts the record (or
+// resumes one, or a share of one), Check readies the search before any
+// launch (the objective's workload, the base plan, every value of the
+// space resolved), PrepareArray writes the sbatch script of a job array.
+//
 // What it must not do: start or stop a server itself (the caller hands
-// it a launch function), resolve profiles (the caller hands it a
-// resolver), parse the command line, or judge noise with statistics of
-// its own (package bench has the one rule).
+// it a launch function), load or resolve profiles (the caller hands it
+// a loader and a resolver), parse the command line, or judge noise with
+// statistics of its own (package bench has the one rule).
 package tune

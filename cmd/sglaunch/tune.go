@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +17,6 @@ import (
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
-	"github.com/sglaunch/sglaunch/internal/selfexe"
 	"github.com/sglaunch/sglaunch/internal/statedir"
 	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
@@ -73,29 +69,6 @@ func (e *env) tunesDir(s plan.Config) string {
 	return filepath.Join(statedir.State(s.StateDir, e.getenv), "tunes")
 }
 
-// tuneDir finds a tune by directory or ID; "" is the newest.
-func (e *env) tuneDir(s plan.Config, ref string) (string, error) {
-	if ref != "" {
-		if fi, err := os.Stat(ref); err == nil && fi.IsDir() {
-			return ref, nil
-		}
-		if strings.ContainsRune(ref, os.PathSeparator) {
-			return "", inputerr.Errorf("tune %s: no such directory", ref)
-		}
-		dir := filepath.Join(e.tunesDir(s), ref)
-		if _, err := os.Stat(filepath.Join(dir, tune.RecordFile)); err != nil {
-			return "", inputerr.Errorf("no tune %q in %s; `sglaunch tune show` shows the newest", ref, e.tunesDir(s))
-		}
-		return dir, nil
-	}
-	names, _ := filepath.Glob(filepath.Join(e.tunesDir(s), "*", tune.RecordFile))
-	if len(names) == 0 {
-		return "", inputerr.Errorf("no tunes in %s yet; run sglaunch tune --profile BASE --space FILE", e.tunesDir(s))
-	}
-	slices.Sort(names)
-	return filepath.Dir(names[len(names)-1]), nil
-}
-
 func (e *env) tune(c *cli.Context) error {
 	s, err := e.settings(c)
 	if err != nil {
@@ -104,21 +77,9 @@ func (e *env) tune(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return inputerr.Errorf("unexpected argument %q; sglaunch tune takes flags only", c.Args().First())
 	}
-	rec, err := e.tuneRecord(c, s)
+	rec, shard, shards, err := tune.Open(e.tuneOptions(c, s))
 	if err != nil {
 		return err
-	}
-	shard, shards, err := parseShard(c)
-	if err != nil {
-		return err
-	}
-	if shards > 0 {
-		if rec.Space.Strategy == tune.StrategyHalving {
-			return inputerr.Errorf("--shard: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
-		}
-		if rec, err = tune.LoadShard(rec.Dir(), shard); err != nil {
-			return err
-		}
 	}
 	prof, err := e.finder(s).Load(rec.Base)
 	if err != nil {
@@ -128,49 +89,22 @@ func (e *env) tune(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ws, err := workload.Select([]string{rec.Space.Objective.Workload}, fromProfile)
-	if err != nil {
-		return err
-	}
-	if err := workload.Prepare(ws); err != nil {
-		return err
-	}
 	resolve := func(sets []string) (*plan.Plan, error) {
 		return plan.Resolve(plan.Request{Profile: prof, Mode: plan.ModeBench, Config: s, Sets: sets,
 			Environ: e.environ(), LookPath: e.lookPath, SimDir: e.simDir(c)})
 	}
-	base, err := resolve(nil)
+	w, base, err := tune.Check(rec, fromProfile, resolve)
 	if err != nil {
 		return err
-	}
-	if n := base.MultiNode.Nodes; n > 1 {
-		return inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and tune starts servers on this host only", base.Profile, n)
-	}
-	// Every point's plan is checked before any launch: a bad value in the
-	// space is an input error now, not a failed point an hour in.
-	for _, p := range rec.Space.Params {
-		for _, v := range p.Values {
-			if _, err := resolve([]string{p.Key + "=" + v}); err != nil {
-				return inputerr.Errorf("%s: parameters.%s: %s: %w", rec.Space.File, p.Key, v, err)
-			}
-		}
 	}
 	if err := needsLinux("sglaunch tune"); err != nil && !c.Bool("slurm") {
 		return err
 	}
-	format, flag := s.LogFormat, "SGLAUNCH_LOG_FORMAT"
-	if c.IsSet("log-format") {
-		format, flag = c.String("log-format"), "--log-format"
-	}
-	log, err := logging.New(e.stderr, format)
+	log, err := e.logger(c, s)
 	if err != nil {
-		return inputerr.Errorf("%s: %w", flag, err)
+		return err
 	}
-	recordsDir := bench.RecordsDir(statedir.State(s.StateDir, e.getenv))
-	if rec.Shared {
-		recordsDir = rec.RecordsDir()
-	}
-	store, err := bench.OpenStore(recordsDir)
+	store, err := bench.OpenStore(rec.StoreDir(bench.RecordsDir(statedir.State(s.StateDir, e.getenv))))
 	if err != nil {
 		return err
 	}
@@ -179,13 +113,14 @@ func (e *env) tune(c *cli.Context) error {
 	host := bench.HostFacts(ctx, e.probes, e.lookPath)
 	argv := redact.CommandLine(e.args)
 	cfg := tune.Config{
-		Resolve: resolve, Workload: ws[0], Store: store,
+		Resolve: resolve, Workload: w, Store: store,
 		NewBenchRecord: func() *bench.Record {
 			r := bench.NewRecord(time.Now())
 			r.Argv, r.Sglaunch, r.Host = argv, version.String(), host
 			return r
 		},
 		Progress: e.stderr, Log: log, Probes: e.probes,
+		Shard: shard, Shards: shards,
 	}
 	if c.Bool("slurm") {
 		return e.tuneArray(c, cfg, rec, log)
@@ -197,14 +132,12 @@ func (e *env) tune(c *cli.Context) error {
 		}
 		log.Info(fmt.Sprintf("collected %d point(s) the job array's tasks measured", n))
 	}
-	cfg.Shard, cfg.Shards = shard, shards
 	log.Info(fmt.Sprintf("tune %s: %s; record %s", rec.ID, rec.Space.Describe(), rec.Path()))
 	// One launch for the whole search (the sweep, preflight of the base
 	// plan, the runtime state), whose starter launches each point's
 	// server in turn. The supervisor's lines for every point would bury
 	// the progress: only its warnings and errors are shown.
-	quiet := slog.New(levelHandler{Handler: log.Handler(), min: slog.LevelWarn})
-	spec := e.launchSpec(c, base, s, quiet)
+	spec := e.launchSpec(c, base, s, logging.AtLeast(log, slog.LevelWarn))
 	spec.Mode = plan.ModeBench
 	var runErr error
 	spec.Workloads = func(ctx context.Context, w launch.Workloads) error {
@@ -229,158 +162,40 @@ func (e *env) tune(c *cli.Context) error {
 	return nil
 }
 
-// tuneRecord starts a tune from the flags, or loads the one --resume names.
-func (e *env) tuneRecord(c *cli.Context, s plan.Config) (*tune.Record, error) {
-	if ref := c.String("resume"); ref != "" {
-		for _, f := range []string{"space", "profile", "strategy", "rounds", "dir", "slurm"} {
-			if c.IsSet(f) {
-				return nil, inputerr.Errorf("--%s cannot change a tune that is resumed; --resume takes the tune's own (only --budget may be given again)", f)
-			}
-		}
-		dir, err := e.tuneDir(s, ref)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := tune.Load(dir)
-		if err != nil {
-			return nil, err
-		}
-		if c.IsSet("budget") {
-			rec.Space.Budget = c.Duration("budget")
-		}
-		rec.Status, rec.Note, rec.Verdict = tune.TuneRunning, "", nil
-		return rec, nil
-	}
+// tuneOptions reads the tune's flags.
+func (e *env) tuneOptions(c *cli.Context, s plan.Config) tune.Options {
 	ref := c.String("profile")
 	if ref == "" {
 		ref = s.Profile
 	}
-	if ref == "" {
-		return nil, inputerr.Errorf("no profile given; use --profile BASE (or set SGLAUNCH_PROFILE)")
+	return tune.Options{
+		TunesDir: e.tunesDir(s), Resume: c.String("resume"), Profile: ref,
+		LoadBase: func(ref string) (tune.Base, error) {
+			prof, err := e.finder(s).Load(ref)
+			if err != nil {
+				return tune.Base{}, err
+			}
+			if profiles.IsPath(ref) {
+				if abs, err := filepath.Abs(ref); err == nil {
+					ref = abs
+				}
+			}
+			return tune.Base{Ref: ref, Name: prof.Name, Space: prof.Tune, SpaceFile: prof.TuneFile}, nil
+		},
+		SpaceFile: c.String("space"), Strategy: c.String("strategy"), Budget: c.Duration("budget"), Rounds: c.Int("rounds"),
+		Dir: c.String("dir"), Slurm: c.Bool("slurm"), Shard: c.String("shard"),
+		Given: c.IsSet, Argv: redact.CommandLine(e.args),
 	}
-	prof, err := e.finder(s).Load(ref)
-	if err != nil {
-		return nil, err
-	}
-	var space *tune.Space
-	switch {
-	case c.IsSet("space"):
-		space, err = tune.LoadSpace(c.String("space"))
-	case prof.Tune != nil:
-		space, err = tune.DecodeSpace(prof.TuneFile, prof.Tune)
-	default:
-		return nil, inputerr.Errorf("no search space: profile %s has no tune: section; give --space FILE (parameters:, objective:), or --resume DIR|ID", prof.Name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.IsSet("strategy") {
-		st := c.String("strategy")
-		if !slices.Contains(tune.Strategies, st) {
-			return nil, inputerr.Errorf("--strategy %q: want one of %s", st, strings.Join(tune.Strategies, ", "))
-		}
-		if st == tune.StrategyRandom && space.Count == 0 {
-			return nil, inputerr.Errorf("--strategy random needs count: in the space (how many points to draw)")
-		}
-		space.Strategy = st
-	}
-	if c.IsSet("budget") {
-		if space.Budget = c.Duration("budget"); space.Budget <= 0 {
-			return nil, inputerr.Errorf("--budget %s: want a positive duration like 90m", c.Duration("budget"))
-		}
-	}
-	if c.IsSet("rounds") {
-		if space.Rounds = c.Int("rounds"); space.Rounds < 1 {
-			return nil, inputerr.Errorf("--rounds %d: want 1 or more", c.Int("rounds"))
-		}
-	}
-	if profiles.IsPath(ref) {
-		if abs, err := filepath.Abs(ref); err == nil {
-			ref = abs
-		}
-	}
-	now := time.Now()
-	dir := c.String("dir")
-	if dir == "" {
-		dir = filepath.Join(e.tunesDir(s), tune.NewID(now))
-	}
-	if _, err := os.Stat(filepath.Join(dir, tune.RecordFile)); err == nil {
-		return nil, inputerr.Errorf("--dir %s holds a tune already; resume it with --resume %s, or pick another directory", dir, dir)
-	}
-	if c.IsSet("shard") {
-		return nil, inputerr.Errorf("--shard goes with --resume DIR: a task of a job array measures a share of a tune --slurm planned")
-	}
-	if c.Bool("slurm") {
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, err
-		}
-		dir = abs
-	}
-	rec := tune.NewRecord(dir, now)
-	rec.Shared = c.Bool("slurm")
-	rec.Base, rec.BaseName, rec.Space, rec.Strategy, rec.Argv = ref, prof.Name, *space, space.Strategy, redact.CommandLine(e.args)
-	return rec, nil
-}
-
-// levelHandler passes only records at min or above.
-type levelHandler struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
-}
-
-func (h levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
-	return levelHandler{Handler: h.Handler.WithAttrs(a), min: h.min}
-}
-
-func (h levelHandler) WithGroup(name string) slog.Handler {
-	return levelHandler{Handler: h.Handler.WithGroup(name), min: h.min}
-}
-
-// parseShard reads --shard K/N.
-func parseShard(c *cli.Context) (int, int, error) {
-	v := c.String("shard")
-	if v == "" {
-		return 0, 0, nil
-	}
-	var k, n int
-	if _, err := fmt.Sscanf(v, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n || fmt.Sprintf("%d/%d", k, n) != v {
-		return 0, 0, inputerr.Errorf("--shard %q: want K/N with 0 <= K < N, like 2/8", v)
-	}
-	return k, n, nil
 }
 
 // tuneArray plans the tune and prints the job array that measures it.
 func (e *env) tuneArray(c *cli.Context, cfg tune.Config, rec *tune.Record, log *slog.Logger) error {
-	if rec.Space.Strategy == tune.StrategyHalving {
-		return inputerr.Errorf("--slurm: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
-	}
-	exe, err := selfexe.Path("tune")
-	if err != nil {
-		return err
-	}
-	if err := tune.Prepare(cfg, rec); err != nil {
-		return err
-	}
-	argv := []string{exe, "tune", "--resume", rec.Dir()}
-	if c.Bool("skip-preflight") {
-		argv = append(argv, "--skip-preflight")
-	}
-	name := "sglaunch-tune-" + rec.BaseName
-	script, err := cluster.SbatchArrayScript(cluster.ArrayOptions{
-		JobName: name, Partition: c.String("partition"), Time: c.String("time"), Account: c.String("account"),
-		Output: c.String("job-output"), GPUsPerNode: c.Int("gpus-per-node"), Tasks: c.Int("tasks"),
-		Comment: []string{
-			fmt.Sprintf("generated by sglaunch %s: tune %s of profile %s, %d points.", version.String(), rec.ID, rec.Base, len(rec.Points)),
-			"Each task measures its share of the points on a node of its own, into",
-			rec.Dir() + " (shared by every node, as the profile and this binary must be).",
-			"When the array is done, collect and judge: sglaunch tune --resume " + rec.Dir(),
+	script, err := tune.PrepareArray(cfg, rec, tune.ArraySpec{
+		Sbatch: cluster.ArrayOptions{
+			Partition: c.String("partition"), Time: c.String("time"), Account: c.String("account"),
+			Output: c.String("job-output"), GPUsPerNode: c.Int("gpus-per-node"), Tasks: c.Int("tasks"),
 		},
-		Argv: argv, TaskFlag: "--shard",
+		SkipPreflight: c.Bool("skip-preflight"),
 	})
 	if err != nil {
 		return err

@@ -69,7 +69,7 @@ func (e *env) loadTune(c *cli.Context) (*tune.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := e.tuneDir(s, c.Args().First())
+	dir, err := tune.FindDir(e.tunesDir(s), c.Args().First())
 	if err != nil {
 		return nil, err
 	}
