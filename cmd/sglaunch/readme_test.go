@@ -143,6 +143,24 @@ func TestREADMEExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	examples, yamls := readmeExamples(t, string(readme))
+	// The docs the README points to hold examples too (docs/multinode.md).
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, d := range docs {
+		text, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		more, ys := readmeExamples(t, string(text))
+		for i := range more {
+			more[i].where = "docs/" + filepath.Base(d) + strings.TrimPrefix(more[i].where, "README.md")
+		}
+		examples = append(examples, more...)
+		for k, v := range ys {
+			if _, ok := yamls[k]; !ok {
+				yamls[k] = v
+			}
+		}
+	}
 	for path, h := range helpTexts {
 		for _, ex := range h.Examples {
 			examples = append(examples, example{"sglaunch " + path + " --help", ex})
