@@ -445,8 +445,10 @@ func TestBenchKeepRunning(t *testing.T) {
 	name := "keep"
 	port := simProfile(t, e, name, fastSim, "bench:\n  workloads:\n    - name: q\n      input_len: 8\n      output_len: 4\n      requests: 1\n")
 	p := e.Start("bench", "--profile", name, "--keep-running")
-	testkit.WaitFor(t, benchBound, "server kept running", func() bool {
-		return strings.Contains(p.Stderr(), "server kept running at") || isDone(p)
+	// stdout and stderr are two pipes: the results may arrive a moment
+	// after the "kept running" line.
+	testkit.WaitFor(t, benchBound, "server kept running, results printed", func() bool {
+		return strings.Contains(p.Stderr(), "server kept running at") && strings.Contains(p.Stdout(), "q  [ok]") || isDone(p)
 	})
 	if isDone(p) {
 		t.Fatalf("bench exited:\n%s", p.Stderr())

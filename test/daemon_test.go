@@ -38,8 +38,10 @@ func findDaemon(t *testing.T) int {
 // so it outlived every stop (8 of 8). sglaunch now takes an adopted
 // child that carries its launch id for the tree's, and ends it with
 // the tree.
+//
+// Not parallel: findDaemon knows the daemon by its title, which another
+// test's daemon would share.
 func TestServeStopsDoubleForkedDaemon(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	simProfile(t, e, "daemon", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_DAEMON": "1"}, "")
 	p := e.Start("serve", "--profile", "daemon")
@@ -60,8 +62,8 @@ func TestServeStopsDoubleForkedDaemon(t *testing.T) {
 // TestNextStartEndsDoubleForkedDaemon: after a kill -9 of sglaunch the
 // daemon is init's; the next start finds it by the dead launch's id and
 // ends it before it loads.
+// Not parallel, as TestServeStopsDoubleForkedDaemon.
 func TestNextStartEndsDoubleForkedDaemon(t *testing.T) {
-	t.Parallel()
 	e := newEnv(t)
 	port := simProfile(t, e, "daemon", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_DAEMON": "1"}, "")
 	p, _ := serveHealthy(t, e, "daemon", port)

@@ -21,6 +21,9 @@ type Report struct {
 	// SGLang writes itself and the flags' server_info fields (WARN when
 	// not the deployment's version's).
 	SGLangTables string `json:"sglang_tables,omitempty"`
+	// Notes are what the judgement adds to the observation's notes (a
+	// unit that pins another interpreter).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // OK reports whether every perf-relevant setting matches.
@@ -41,7 +44,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "observed: %s\n", o.describe())
-	for _, note := range append(o.notes(), tablesNote(deploymentVersion(r.Expected, o))) {
+	for _, note := range append(append(o.notes(), r.Notes...), tablesNote(deploymentVersion(r.Expected, o))) {
 		fmt.Fprintf(w, "note:     %s\n", note)
 	}
 	for _, g := range []string{plan.Perf, plan.Neutral} {

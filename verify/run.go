@@ -14,8 +14,13 @@ func Run(ctx context.Context, exp Expected, t Target) (*Report, error) {
 }
 
 // Judge compares what this host observed with exp, its interpreter
-// resolved first (Resolve); for a systemd unit, the interpreter its
-// ExecStart pins.
+// resolved first (Resolve); for a systemd unit whose ExecStart pins
+// another interpreter, the report says so.
 func (d *Deployment) Judge(ctx context.Context, exp Expected) *Report {
-	return Compare(Resolve(ctx, d.withUnitPython(exp)), d.Observed)
+	exp = Resolve(ctx, exp)
+	r := Compare(exp, d.Observed)
+	if note := d.unitPythonNote(exp); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	return r
 }

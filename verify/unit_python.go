@@ -41,16 +41,20 @@ func pinnedPython(argv []string) string {
 	return found
 }
 
-// withUnitPython takes the interpreter the unit pins for the expected
-// side: verify runs in the operator's environment, whose PATH may find
-// another python3 than the one the unit was written with (a false DRIFT
-// on python).
-func (d *Deployment) withUnitPython(exp Expected) Expected {
-	if d.Located == nil {
-		return exp
+// unitPythonNote says when the unit pins another interpreter than the
+// one the expected side names: the unit may run what its author's PATH
+// found (the benchmarked interpreter) while this verifier's PATH finds
+// another, or run the wrong one (a unit written from systemd's PATH).
+// verify cannot tell the two apart from a bare `python: python3`; the
+// row stays DIFFERENT and the note says how to judge by the benchmark.
+func (d *Deployment) unitPythonNote(exp Expected) string {
+	if d.Located == nil || exp.Interpreter == nil {
+		return ""
 	}
-	if p := unitPython(d.UnitPID); p != "" && p != exp.Python {
-		exp.Python, exp.Interpreter = p, nil
+	pin := unitPython(d.UnitPID)
+	if pin == "" || pin == exp.Python || SameInterpreter(pin, exp.Python) {
+		return ""
 	}
-	return exp
+	return "the unit pins python " + pin + " (its ExecStart), and the expected side names " + exp.Python +
+		": compare with the bench record (--record ID) to judge by the interpreter that was benchmarked"
 }
