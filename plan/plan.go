@@ -41,7 +41,10 @@ type Plan struct {
 	Chain   []string `json:"extends,omitempty"`
 	Mode    string   `json:"mode"`
 	Python  string   `json:"python"` // absolute interpreter path
-	Module  string   `json:"module"`
+	// PythonOnPath: the profile named the interpreter by a bare name
+	// (python: python3), so Python is what this environment's PATH found.
+	PythonOnPath bool   `json:"-"`
+	Module       string `json:"module"`
 	// Args are the profile's flags after all layers, in order.
 	Args profiles.Section `json:"-"`
 	// Extra are the arguments given after --, appended verbatim.

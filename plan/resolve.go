@@ -146,6 +146,7 @@ func Resolve(req Request) (*Plan, error) {
 		Chain:        p.Chain,
 		Mode:         req.Mode,
 		Python:       python,
+		PythonOnPath: !strings.ContainsRune(l.settings["python"].Text, '/'),
 		Module:       l.settings["module"].Text,
 		Args:         l.args,
 		Extra:        req.Extra,

@@ -28,6 +28,9 @@ type Expected struct {
 	// imports (a record's: the version benchmarked); see Resolve.
 	Interpreter *Interpreter `json:"interpreter,omitempty"`
 	SGLang      string       `json:"sglang_version,omitempty"`
+	// PythonOnPath: the plan named python by a bare name, which this
+	// verifier's PATH resolved (a unit's ExecStart pins its own).
+	PythonOnPath bool `json:"-"`
 }
 
 // FromView builds the expected side from a printed or stored plan.
@@ -48,7 +51,7 @@ func FromView(v plan.View, label string, redacted bool) Expected {
 // FromPlan builds the expected side from a resolved plan, secrets intact.
 func FromPlan(p *plan.Plan, label string) Expected {
 	e := FromView(p.View(), label, false)
-	e.Argv, e.Environ = p.Argv, p.Environ
+	e.Argv, e.Environ, e.PythonOnPath = p.Argv, p.Environ, p.PythonOnPath
 	for _, v := range p.Env {
 		e.Env[v.Name] = v.Value
 	}

@@ -14,12 +14,12 @@ func Run(ctx context.Context, exp Expected, t Target) (*Report, error) {
 }
 
 // Judge compares what this host observed with exp, its interpreter
-// resolved first (Resolve); for a systemd unit whose ExecStart pins
-// another interpreter, the report says so.
+// resolved first (Resolve); for a systemd unit and a plan that names
+// python by a bare name, the interpreter the unit pins (withUnitPython).
 func (d *Deployment) Judge(ctx context.Context, exp Expected) *Report {
-	exp = Resolve(ctx, exp)
-	r := Compare(exp, d.Observed)
-	if note := d.unitPythonNote(exp); note != "" {
+	exp, note := d.withUnitPython(exp)
+	r := Compare(Resolve(ctx, exp), d.Observed)
+	if note != "" {
 		r.Notes = append(r.Notes, note)
 	}
 	return r

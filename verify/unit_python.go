@@ -41,20 +41,22 @@ func pinnedPython(argv []string) string {
 	return found
 }
 
-// unitPythonNote says when the unit pins another interpreter than the
-// one the expected side names: the unit may run what its author's PATH
-// found (the benchmarked interpreter) while this verifier's PATH finds
-// another, or run the wrong one (a unit written from systemd's PATH).
-// verify cannot tell the two apart from a bare `python: python3`; the
-// row stays DIFFERENT and the note says how to judge by the benchmark.
-func (d *Deployment) unitPythonNote(exp Expected) string {
-	if d.Located == nil || exp.Interpreter == nil {
-		return ""
+// withUnitPython takes, for a plan that names python by a bare name
+// (python: python3), the interpreter the unit's ExecStart pins: `sglaunch
+// unit` pinned what its author's PATH found, and this verifier's PATH may
+// find another (a false DRIFT on python). A plan or record that names an
+// absolute interpreter is judged by it: a unit running another one is
+// drift.
+func (d *Deployment) withUnitPython(exp Expected) (Expected, string) {
+	if d.Located == nil || !exp.PythonOnPath {
+		return exp, ""
 	}
 	pin := unitPython(d.UnitPID)
-	if pin == "" || pin == exp.Python || SameInterpreter(pin, exp.Python) {
-		return ""
+	if pin == "" || pin == exp.Python {
+		return exp, ""
 	}
-	return "the unit pins python " + pin + " (its ExecStart), and the expected side names " + exp.Python +
-		": compare with the bench record (--record ID) to judge by the interpreter that was benchmarked"
+	note := "python: the interpreter the unit's ExecStart pins (" + pin + "), not " + exp.Python +
+		", which this verifier's PATH finds for the profile's bare name; --record ID judges by the benchmarked one"
+	exp.Python, exp.Interpreter = pin, nil
+	return exp, note
 }

@@ -78,10 +78,20 @@ func TestUnitRunsWhatWasBenchmarked(t *testing.T) {
 
 // TestVerifyCatchesAnotherInterpreter pins B2: verify never compared the
 // interpreter (nor the SGLang version), so a service running another
-// python3 than the benchmark verified as MATCH.
+// python3 than the benchmark verified as MATCH. And issue 22: verify
+// --unit against a profile that names python by a bare name resolved it
+// in the verifier's own PATH instead of taking the interpreter the
+// unit's ExecStart pins (a false DRIFT when the verifier's PATH differs).
+// The profile is judged by the unit's pin, said in a note; the bench
+// record, which holds the benchmarked interpreter, still catches a unit
+// that runs another one.
 func TestVerifyCatchesAnotherInterpreter(t *testing.T) {
 	m := needMachine(t)
-	p := profile(t, m, "elsewhere", 31202, nil, "")
+	p := profile(t, m, "elsewhere", 31202, nil, benchWorkload)
+	if _, errOut, code := m.sglaunch(t, nil, "bench", "--profile", p); code != 0 {
+		t.Fatalf("bench: exit %d\n%s", code, errOut)
+	}
+	rec := latestRecord(t, m)
 	// The unit as one written from systemd's own PATH would run it: the
 	// system python3, not the operator's venv.
 	out, errOut, code := m.sglaunch(t, []string{"PATH=" + systemdPath, "HOME=/root", "LANG=C.UTF-8"}, "unit", "--profile", p, "--name", "e2e-elsewhere")
@@ -91,10 +101,14 @@ func TestVerifyCatchesAnotherInterpreter(t *testing.T) {
 	m.install(t, "e2e-elsewhere", out, nil)
 	m.systemctl(t, "start", "e2e-elsewhere")
 	stdout, _, code := m.sglaunch(t, nil, "verify", "--profile", p, "--unit", "e2e-elsewhere")
-	if code != 1 || !rowWith(stdout, "DIFFERENT", "python", venvPython) {
-		t.Errorf("verify --unit: exit %d, want 1 with the interpreter DIFFERENT:\n%s", code, stdout)
+	if code != 0 || !rowWith(stdout, "MATCH", "python", sysPython) || !strings.Contains(stdout, "the interpreter the unit's ExecStart pins") {
+		t.Errorf("verify --profile --unit: exit %d, want 0 judged by the unit's pin, said in a note:\n%s", code, stdout)
 	}
-	stdout, _, code = m.sglaunch(t, nil, "diff", "profile:"+p, "unit:e2e-elsewhere")
+	stdout, _, code = m.sglaunch(t, nil, "verify", "--record", rec.ID, "--unit", "e2e-elsewhere")
+	if code != 1 || !rowWith(stdout, "DIFFERENT", "python", venvPython) {
+		t.Errorf("verify --record --unit: exit %d, want 1 with the interpreter DIFFERENT:\n%s", code, stdout)
+	}
+	stdout, _, code = m.sglaunch(t, nil, "diff", "record:"+rec.ID, "unit:e2e-elsewhere")
 	if code != 1 || !rowWith(stdout, "python", venvPython, sysPython) {
 		t.Errorf("diff: exit %d, want 1 with the interpreter differing:\n%s", code, stdout)
 	}
