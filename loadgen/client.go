@@ -56,6 +56,9 @@ type Sample struct {
 // Client sends load to one server.
 type Client struct {
 	api *sglangapi.Client
+	// h1, when set, carries the streamed requests (see h1.go); nil
+	// sends them through net/http (a proxy or https between).
+	h1 *h1Client
 }
 
 // NewClient returns a client for the server at baseURL (http://host:port).
@@ -63,7 +66,10 @@ type Client struct {
 // requires. maxConns sizes the idle connection pool: the highest
 // concurrency the client will run.
 func NewClient(baseURL, apiKey string, maxConns int) *Client {
-	return &Client{api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns, ConnBuffer: connBuffer})}
+	return &Client{
+		api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns, ConnBuffer: connBuffer}),
+		h1:  newH1Client(baseURL, apiKey, maxConns),
+	}
 }
 
 // API is the SGLang API client the load runs on, for the calls beside the
@@ -74,7 +80,12 @@ func (c *Client) API() *sglangapi.Client { return c.api }
 func (c *Client) BaseURL() string { return c.api.BaseURL() }
 
 // Close drops the client's idle connections.
-func (c *Client) Close() { c.api.Close() }
+func (c *Client) Close() {
+	c.api.Close()
+	if c.h1 != nil {
+		c.h1.closeIdle()
+	}
+}
 
 // connBuffer is each connection's read and write buffer. The stream's
 // own buffer (eventReader) holds its events, so the connection's need
@@ -113,6 +124,9 @@ func maxEvent(want int) int { return min(eventBase+want*eventPerToken, eventCap)
 // connection's writer is the client's own delay, not the server's, and
 // counted in TTFT it put the median 2-3 % over the truth at 2048 streams.
 func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
+	if c.h1 != nil {
+		return c.h1.do(ctx, api, payload, inputLen, want, onToken)
+	}
 	s := Sample{InputTokens: inputLen}
 	var wrote atomic.Pointer[time.Time] // set by the transport's writer
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() {
@@ -145,7 +159,15 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		s.Err = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(errorMessage(bytes.TrimSpace(msg))))
 		return s
 	}
-	er := newEventReader(resp.Body, maxEvent(want))
+	follow(st, api, resp.Body, want)
+	return s
+}
+
+// follow reads a 200 response's event stream to its end into st's
+// sample, which it leaves OK or with its error.
+func follow(st *stream, api API, body io.Reader, want int) {
+	s := st.s
+	er := newEventReader(body, maxEvent(want))
 	var last time.Time
 	done := false
 	for {
@@ -155,7 +177,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		}
 		if err != nil {
 			s.Err = "reading the stream: " + requestError(err)
-			return s
+			return
 		}
 		last = ev.at
 		if string(ev.data) == "[DONE]" {
@@ -172,7 +194,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		}
 		if err != nil {
 			s.Err = err.Error()
-			return s
+			return
 		}
 	}
 	switch {
@@ -182,22 +204,21 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		s.ZeroTokens = true
 	case !st.started:
 		s.Err = "the stream ended without any text"
-		return s
+		return
 	case !done:
 		// A close-delimited stream cut short looks like a complete one
 		// but for the missing terminator.
 		s.Err = fmt.Sprintf("the stream ended without [DONE] after %d of %d tokens", s.OutputTokens, want)
-		return s
+		return
 	case want > 0 && s.OutputTokens < want:
 		s.Err = fmt.Sprintf("short stream: %d of %d tokens (ignore_eos was sent)", s.OutputTokens, want)
-		return s
+		return
 	}
 	if api == Chat {
 		st.settle()
 	}
 	s.Latency = last.Sub(st.start)
 	s.OK = true
-	return s
 }
 
 // requestError shortens net/http's errors to what a user can act on.
