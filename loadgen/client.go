@@ -118,16 +118,27 @@ func maxEvent(want int) int { return min(eventBase+want*eventPerToken, eventCap)
 // stream that ends without [DONE], or with fewer or more tokens than
 // asked for, is a failed request.
 //
+// The sample is returned by pointer, as request and runner.one pass it
+// on: a stream's goroutine blocks in a read at the bottom of this chain,
+// and Samples by value in every frame of it took its stack from 4 KiB to
+// 8 KiB (8 MiB at 1024 streams).
+//
 // A request's clock starts when the transport begins writing it to the
 // connection, not when the stream decided to send it: with thousands of
 // streams starting at once, the wait for the scheduler to run the
 // connection's writer is the client's own delay, not the server's, and
 // counted in TTFT it put the median 2-3 % over the truth at 2048 streams.
-func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
+func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) *Sample {
 	if c.h1 != nil {
 		return c.h1.do(ctx, api, payload, inputLen, want, onToken)
 	}
-	s := Sample{InputTokens: inputLen}
+	return c.doHTTP(ctx, api, payload, inputLen, want, onToken)
+}
+
+// doHTTP is do through net/http. It is a function of its own so that its
+// large frame is not on the stack of every stream that goes through h1.
+func (c *Client) doHTTP(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) *Sample {
+	s := &Sample{InputTokens: inputLen}
 	var wrote atomic.Pointer[time.Time] // set by the transport's writer
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() {
 		now := timeNow()
@@ -140,7 +151,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	st := &stream{s: &s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
+	st := &stream{s: s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
 	st.start = timeNow()
 	s.Start = st.start
 	resp, err := c.api.Do(req)
@@ -176,7 +187,7 @@ func follow(st *stream, api API, body io.Reader, want int) {
 			break
 		}
 		if err != nil {
-			s.Err = "reading the stream: " + requestError(err)
+			s.Err = streamError(err)
 			return
 		}
 		last = ev.at
@@ -197,6 +208,18 @@ func follow(st *stream, api API, body io.Reader, want int) {
 			return
 		}
 	}
+	st.end(api, done, last, want)
+}
+
+// streamError is the message of a stream cut by err. The error paths of
+// follow and end are functions of their own: a stream's goroutine waits
+// in a read below follow, and their frames there would double its stack.
+func streamError(err error) string { return "reading the stream: " + requestError(err) }
+
+// end judges a stream that ended (done: with [DONE]) and completes its
+// sample: OK, or with the error that failed it.
+func (st *stream) end(api API, done bool, last time.Time, want int) {
+	s := st.s
 	switch {
 	case !st.started && done && st.counted && s.OutputTokens == 0:
 		// A 0-token answer is what it is: a completion without a token,

@@ -9,12 +9,12 @@
 // are random tokens of fixed length or a prepared list (a dataset, which
 // package bench builds). Responses are read as server-sent events, each
 // stamped when the read that completed it returned, through one buffer
-// per stream that starts at 2 KiB and grows only for an event that does
+// per stream that starts at 1 KiB and grows only for an event that does
 // not fit (up to a bound per request). The streamed requests go over
 // plain HTTP/1.1 connections loadgen keeps itself (h1*.go: keep-alive,
 // Content-Length and chunked bodies, bounded heads and framing lines,
 // bearer token, the context's end interrupting reads), read by the
-// stream's own goroutine through a 1 KiB buffer: no goroutine or buffer
+// stream's own goroutine through a 512-byte buffer: no goroutine or buffer
 // per connection beside it, so an open stream costs about 10 KiB. A
 // server behind a proxy, or an https URL, is reached through net/http
 // instead, as every call beside the load always is (health,

@@ -73,6 +73,10 @@ func (b *h1Body) read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if hc.r == hc.w {
+		if hc.filled && len(hc.buf) < h1BufMax {
+			hc.buf = make([]byte, min(2*len(hc.buf), h1BufMax))
+			hc.r, hc.w = 0, 0
+		}
 		if err := hc.fill(max(len(hc.buf), h1BufStart)); err != nil {
 			if errors.Is(err, io.EOF) {
 				if b.left < 0 {

@@ -20,15 +20,21 @@ type h1Conn struct {
 	// used is set once it has carried a request: the server may have
 	// closed it since (an idle timeout), which its next request finds out.
 	used bool
-	stop func() bool // ends the watch on the request's context
+	// filled is set when the last read filled the buffer: the body's
+	// next read gets a larger one.
+	filled bool
+	stop   func() bool // ends the watch on the request's context
 }
 
 // Bounds on what a server may send around a stream's events.
 const (
 	// h1BufStart is a connection's read buffer: one read of a chat
-	// event and its chunk framing. It grows only for a response head or
-	// a framing line that does not fit, up to the bounds below.
-	h1BufStart = 1 << 10
+	// event and its chunk framing. It grows for a response head or a
+	// framing line that does not fit, up to the bounds below, and, up to
+	// h1BufMax, for a body whose reads fill it (/generate's events
+	// repeat the whole text so far: thousands of bytes each).
+	h1BufStart = 512
+	h1BufMax   = 16 << 10
 	// h1MaxHead bounds a response's status line and headers together,
 	// and its trailers.
 	h1MaxHead = 64 << 10
@@ -86,6 +92,7 @@ func (hc *h1Conn) fill(limit int) error {
 	for {
 		n, err := hc.nc.Read(hc.buf[hc.w:])
 		hc.w += n
+		hc.filled = hc.w == len(hc.buf)
 		switch {
 		case n > 0:
 			return nil

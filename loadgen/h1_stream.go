@@ -16,9 +16,9 @@ import (
 // do is Client.do over the client's own connections: the same request,
 // the same stream handling (follow), the clock started as the request's
 // first byte is written.
-func (c *h1Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
-	s := Sample{InputTokens: inputLen}
-	st := &stream{s: &s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
+func (c *h1Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) *Sample {
+	s := &Sample{InputTokens: inputLen}
+	st := &stream{s: s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
 	st.start = timeNow()
 	s.Start = st.start
 	hc, h, err := c.roundTrip(ctx, http.MethodPost, api.Path(), payload, func() {
@@ -32,14 +32,20 @@ func (c *h1Client) do(ctx context.Context, api API, payload []byte, inputLen, wa
 	}
 	body := newH1Body(ctx, hc, h)
 	if h.status != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(body, 2048))
-		s.Err = fmt.Sprintf("HTTP %d: %s", h.status, strings.TrimSpace(errorMessage(bytes.TrimSpace(msg))))
+		s.Err = statusError(h.status, body)
 		c.done(hc, h, body)
 		return s
 	}
 	follow(st, api, body, want)
 	c.done(hc, h, body)
 	return s
+}
+
+// statusError is the message of an answer with an HTTP error status,
+// from the start of its body.
+func statusError(status int, body io.Reader) string {
+	msg, _ := io.ReadAll(io.LimitReader(body, 2048))
+	return fmt.Sprintf("HTTP %d: %s", status, strings.TrimSpace(errorMessage(bytes.TrimSpace(msg))))
 }
 
 // done ends a request on hc: back to the pool when its response was read

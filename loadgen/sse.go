@@ -39,8 +39,8 @@ type eventReader struct {
 }
 
 // eventBufStart is a new reader's buffer: one chat event, or a
-// /generate event of a few hundred tokens.
-const eventBufStart = 2 << 10
+// /generate event of a hundred tokens; a larger event doubles it.
+const eventBufStart = 1 << 10
 
 // errEventTooLarge: a line or an event passed the reader's bound. A
 // hostile or broken server must not make the client hold what it sends.
