@@ -35,6 +35,7 @@ const (
 	// repeat the whole text so far: thousands of bytes each).
 	h1BufStart = 512
 	h1BufMax   = 16 << 10
+	h1BufKeep  = 4 << 10
 	// h1MaxHead bounds a response's status line and headers together,
 	// and its trailers.
 	h1MaxHead = 64 << 10
@@ -64,11 +65,12 @@ func (hc *h1Conn) release() bool {
 	return ok
 }
 
-// idle readies the connection for the pool: an empty buffer, dropped if
-// a response grew it.
+// idle readies the connection for the pool: an empty buffer, kept for
+// the next request (whose events are likely as large) unless a response
+// head or a large event grew it past h1BufKeep.
 func (hc *h1Conn) idle() {
 	hc.r, hc.w = 0, 0
-	if len(hc.buf) > h1BufStart {
+	if len(hc.buf) > h1BufKeep {
 		hc.buf = nil
 	}
 	hc.used = true
