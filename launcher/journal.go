@@ -3,6 +3,7 @@ package launcher
 import (
 	"bytes"
 	"log/slog"
+	"slices"
 
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/tail"
@@ -40,11 +41,12 @@ var (
 // relay has its own. The relay uses it only when its destination is the
 // journal: a terminal or a pipe gets the output untouched.
 type journalLines struct {
-	midLine   bool   // the last block ended inside a line
-	traceback bool   // inside a Python traceback
-	held      []byte // an escape sequence the last block ended inside
-	buf       []byte
-	scratch   []byte // a line with its colours stripped
+	midLine   bool          // the last block ended inside a line
+	traceback bool          // inside a Python traceback
+	held      []byte        // an escape sequence the last block ended inside
+	buf       []byte        // the block being rewritten, or the queue's spare
+	scratch   []byte        // a line with its colours stripped
+	queue     *journalQueue // where the relay hands the rewritten blocks
 	// What the block being formatted holds anywhere: a line is searched
 	// for a marker only when its block has one, so that a flood of
 	// ordinary lines costs one scan per marker per block, not per line.
@@ -55,11 +57,14 @@ type journalLines struct {
 // line cut across two blocks (a partial flush) is judged by its first
 // part.
 func (j *journalLines) format(b []byte) []byte {
-	out := j.buf[:0]
 	if len(j.held) > 0 {
 		b = append(j.held, b...)
 		j.held = nil
 	}
+	// Room for the block at once: a line gets at most a 3-byte prefix,
+	// and SGLang's lines lose more than that to the cut stamp. Growing
+	// inside the loop would copy the block again.
+	out := slices.Grow(j.buf[:0], len(b)+len(b)/16+64)
 	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
 	if !j.hasEsc {
 		// Nothing to hold back, nor to strip.

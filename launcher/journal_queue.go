@@ -15,8 +15,9 @@ import (
 // let go once written.
 const journalQueueBytes = 16 << 20
 
-// journalKeepBytes is the largest buffer kept for reuse.
-const journalKeepBytes = 1 << 20
+// journalKeepBytes is the largest buffer kept for reuse: a block the
+// relay read whole (relayBuffer) and rewrote.
+const journalKeepBytes = 2 * relayBuffer
 
 // journalQueue writes the relay's blocks to the journal from its own
 // goroutine, so that a journal slower than the server never stops the
@@ -58,6 +59,32 @@ func (q *journalQueue) Write(b []byte) (int, error) {
 	q.queued = append(q.queued, b...)
 	q.wake.Signal()
 	return len(b), nil
+}
+
+// hand queues b (whole lines) or drops it, like Write, but takes b
+// itself when nothing waits: the relay formats a block straight into the
+// buffer the writer then writes, with no copy. It returns an empty
+// buffer for the relay's next block (b's own when b was copied or
+// dropped).
+func (q *journalQueue) hand(b []byte) []byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(b) == 0 {
+		return b
+	}
+	if len(q.queued)+len(b) > journalQueueBytes {
+		q.dropped += max(bytes.Count(b, []byte{'\n'}), 1)
+		return b[:0]
+	}
+	q.sayDropped()
+	q.wake.Signal()
+	if len(q.queued) == 0 {
+		spare := q.queued[:0]
+		q.queued = b
+		return spare
+	}
+	q.queued = append(q.queued, b...)
+	return b[:0]
 }
 
 // sayDropped queues the line that tells of the lines dropped since the
