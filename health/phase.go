@@ -72,11 +72,18 @@ var markerGroups = []struct {
 		{[]byte("KV Cache is allocated"), PhaseKVCache, true},
 		{[]byte("KV Cache VA upper bound"), PhaseKVCache, true},
 	}},
-	{[]byte("Post-capture KV sizing: "), []marker{{[]byte("Post-capture KV sizing: KV cache allocated"), PhaseKVCache, true}}},
+	// Not "Post-capture ...": a 'P' is on every "[... TPn]" line, and
+	// bytes.Index stops at each.
+	{[]byte("KV sizing: "), []marker{{[]byte("Post-capture KV sizing: KV cache allocated"), PhaseKVCache, true}}},
 	{[]byte("Uvicorn running on"), []marker{{[]byte("Uvicorn running on"), PhasePortBound, false}}},
 	{[]byte("Listening at: http"), []marker{{[]byte("Listening at: http"), PhasePortBound, false}}},
-	{[]byte("fired up and ready to roll"), []marker{{[]byte(ReadyLine), PhaseWarmupDone, false}}},
+	{readyAnchor, []marker{readyMarker}},
 }
+
+var (
+	readyAnchor = []byte("fired up and ready to roll")
+	readyMarker = marker{[]byte(ReadyLine), PhaseWarmupDone, false}
+)
 
 // captureAnchor starts every CUDA (or NPU, CPU...) graph capture line of
 // every SGLang release:
@@ -135,6 +142,11 @@ type Tracker struct {
 	start      time.Time
 	lastOutput atomic.Int64 // unix nanoseconds
 	done       atomic.Bool  // the load is over: only the output time is kept
+	// served is set once the port is bound: SGLang starts its HTTP
+	// server after its schedulers are ready (weights, KV cache, graphs),
+	// so only the ready line is left to look for, and a flood of request
+	// logs then costs one pass per block, not seven.
+	served atomic.Bool
 
 	mu      sync.Mutex
 	phases  []Phase
@@ -164,6 +176,16 @@ func (t *Tracker) Observe(b []byte) {
 	now := timeNow()
 	t.lastOutput.Store(now.UnixNano())
 	if t.done.Load() {
+		return
+	}
+	if t.served.Load() {
+		if bytes.Contains(b, readyAnchor) {
+			if i := bytes.Index(b, readyMarker.text); i >= 0 {
+				t.mu.Lock()
+				t.record(readyMarker, now.Sub(t.start))
+				t.mu.Unlock()
+			}
+		}
 		return
 	}
 	// A block is a run of lines read together, so every line in it has
@@ -224,9 +246,14 @@ func (t *Tracker) record(m marker, at time.Duration) {
 	t.index[m.name] = len(t.phases)
 	t.phases = append(t.phases, Phase{Name: m.name, At: at})
 	t.setCurrent(Phase{Name: m.name, At: at})
-	if m.name == PhaseWarmupDone {
+	switch m.name {
+	case PhasePortBound:
+		t.served.Store(true)
+	case PhaseWarmupDone:
 		t.readyAt = at
 		close(t.ready)
+		// The last phase: nothing is left to look for.
+		t.done.Store(true)
 	}
 }
 
