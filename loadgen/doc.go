@@ -8,7 +8,10 @@
 // continuous_usage_stats (a token count on every chunk). A load's prompts
 // are random tokens of fixed length or a prepared list (a dataset, which
 // package bench builds). Responses are read as server-sent events, each
-// stamped when the read that completed it returned, through one buffer
+// stamped with the arrival of the read that completed it (on Linux the
+// kernel's receive stamp, SO_TIMESTAMPNS, so that a client goroutine run
+// late at thousands of streams does not delay the stamp; elsewhere, and
+// through net/http, when the read returned), through one buffer
 // per stream that starts at 1 KiB and grows only for an event that does
 // not fit (up to a bound per request). The streamed requests go over
 // plain HTTP/1.1 connections loadgen keeps itself (h1*.go: keep-alive,

@@ -116,7 +116,9 @@ func (c *h1Client) dial(ctx context.Context) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &h1Conn{nc: nc}, nil
+	hc := &h1Conn{nc: nc}
+	hc.enableStamps()
+	return hc, nil
 }
 
 // warm tops the idle pool up to n connections, each of which has carried

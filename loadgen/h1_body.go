@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 )
 
 // h1Body reads a response's body from its connection's buffer, undoing
@@ -33,6 +34,11 @@ func newH1Body(ctx context.Context, hc *h1Conn, h h1Head) *h1Body {
 	}
 	return b
 }
+
+// arrival is when the data of the connection's last read reached the
+// machine (zero when the kernel did not say): eventReader stamps events
+// with it.
+func (b *h1Body) arrival() time.Time { return b.hc.arrived }
 
 // Read implements io.Reader.
 func (b *h1Body) Read(p []byte) (int, error) {

@@ -24,6 +24,10 @@ type h1Conn struct {
 	// next read gets a larger one.
 	filled bool
 	stop   func() bool // ends the watch on the request's context
+	// arrived is when the data of the last read reached the machine, as
+	// the kernel stamped it; zero without a stamp.
+	arrived time.Time
+	st      *arrivalStamps // nil: plain reads
 }
 
 // Bounds on what a server may send around a stream's events.
@@ -92,7 +96,7 @@ func (hc *h1Conn) fill(limit int) error {
 		hc.buf = append(make([]byte, 0, size), hc.buf[:hc.w]...)[:size]
 	}
 	for {
-		n, err := hc.nc.Read(hc.buf[hc.w:])
+		n, err := hc.read(hc.buf[hc.w:])
 		hc.w += n
 		hc.filled = hc.w == len(hc.buf)
 		switch {
