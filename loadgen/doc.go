@@ -18,7 +18,7 @@
 // Content-Length and chunked bodies, bounded heads and framing lines,
 // bearer token, the context's end interrupting reads), read by the
 // stream's own goroutine through a 512-byte buffer: no goroutine or buffer
-// per connection beside it, so an open stream costs about 10 KiB. A
+// per connection beside it: an open stream costs about 15 KiB. A
 // server behind a proxy, or an https URL, is reached through net/http
 // instead, as every call beside the load always is (health,
 // server_info, flush_cache, /v1/models). A request's clock starts as its
