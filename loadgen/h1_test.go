@@ -46,12 +46,18 @@ type rawServer struct {
 }
 
 func newRawServer(t *testing.T, answer func(conn, req int) (string, bool)) *rawServer {
+	return newSplitServer(t, 0, answer)
+}
+
+// newSplitServer is newRawServer writing its answers in pieces of split
+// bytes.
+func newSplitServer(t *testing.T, split int, answer func(conn, req int) (string, bool)) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{ln: ln, answer: answer}
+	s := &rawServer{ln: ln, answer: answer, split: split}
 	t.Cleanup(func() { ln.Close() })
 	go s.serve()
 	return s
@@ -130,8 +136,7 @@ func TestH1Responses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newRawServer(t, func(int, int) (string, bool) { return tt.resp, true })
-			srv.split = tt.split
+			srv := newSplitServer(t, tt.split, func(int, int) (string, bool) { return tt.resp, true })
 			c := NewClient(srv.url(), "", 1)
 			defer c.Close()
 			if c.h1 == nil {
