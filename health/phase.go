@@ -42,6 +42,13 @@ type marker struct {
 	last bool
 }
 
+// readyAnchor and readyMarker find SGLang's ready line once the port is
+// bound, when it is the only marker left to look for.
+var (
+	readyAnchor = []byte("fired up and ready to roll")
+	readyMarker = marker{[]byte(ReadyLine), PhaseWarmupDone, false}
+)
+
 // captureAnchor starts every CUDA (or NPU, CPU...) graph capture line of
 // every SGLang release:
 //
@@ -99,6 +106,11 @@ type Tracker struct {
 	start      time.Time
 	lastOutput atomic.Int64 // unix nanoseconds
 	done       atomic.Bool  // the load is over: only the output time is kept
+	// served is set once the port is bound: SGLang starts its HTTP
+	// server after its schedulers are ready (weights, KV cache, graphs),
+	// so only the ready line is left to look for, and a flood of request
+	// logs then costs one pass per block, not seven.
+	served atomic.Bool
 
 	mu      sync.Mutex
 	phases  []Phase
@@ -128,6 +140,16 @@ func (t *Tracker) Observe(b []byte) {
 	now := timeNow()
 	t.lastOutput.Store(now.UnixNano())
 	if t.done.Load() {
+		return
+	}
+	if t.served.Load() {
+		if bytes.Contains(b, readyAnchor) {
+			if i := bytes.Index(b, readyMarker.text); i >= 0 {
+				t.mu.Lock()
+				t.record(readyMarker, now.Sub(t.start))
+				t.mu.Unlock()
+			}
+		}
 		return
 	}
 	// A block is a run of lines read together, so every line in it has
@@ -188,9 +210,14 @@ func (t *Tracker) record(m marker, at time.Duration) {
 	t.index[m.name] = len(t.phases)
 	t.phases = append(t.phases, Phase{Name: m.name, At: at})
 	t.setCurrent(Phase{Name: m.name, At: at})
-	if m.name == PhaseWarmupDone {
+	switch m.name {
+	case PhasePortBound:
+		t.served.Store(true)
+	case PhaseWarmupDone:
 		t.readyAt = at
 		close(t.ready)
+		// The last phase: nothing is left to look for.
+		t.done.Store(true)
 	}
 }
 

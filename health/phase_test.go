@@ -1,6 +1,7 @@
 package health
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,4 +87,43 @@ func TestTrackerFinishKeepsOnlyOutputTime(t *testing.T) {
 	if got := tr.LastOutput(); !got.Equal(start.Add(time.Minute)) {
 		t.Errorf("last output: got %v, want %v", got, start.Add(time.Minute))
 	}
+}
+
+// TestTrackerScansLessOncePastPhases: once the port is bound only the
+// ready line is left to find (SGLang serves HTTP after its schedulers are
+// ready), and once it is found nothing is; the output time is kept
+// throughout.
+func TestTrackerScansLessOncePastPhases(t *testing.T) {
+	start := time.Now()
+	advance := fakeClock(t, start)
+	tr := NewTracker(start)
+	tr.Observe([]byte("INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)\n"))
+	advance(time.Second)
+	tr.Observe([]byte("[x TP0] Decode batch.\n[x TP0] Load weight begin.\n"))
+	if got := names(tr.Phases()); got != PhasePortBound {
+		t.Errorf("after the port was bound got phases %q, want only %q", got, PhasePortBound)
+	}
+	advance(time.Second)
+	tr.Observe([]byte("[x] " + ReadyLine + "\n"))
+	select {
+	case <-tr.ReadySeen():
+	default:
+		t.Fatal("the ready line after the port was bound was not seen")
+	}
+	advance(time.Second)
+	tr.Observe([]byte("INFO:     Listening at: http://127.0.0.1:30000\n"))
+	if got, want := names(tr.Phases()), PhasePortBound+","+PhaseWarmupDone; got != want {
+		t.Errorf("got phases %q, want %q", got, want)
+	}
+	if got := tr.LastOutput(); !got.Equal(start.Add(3 * time.Second)) {
+		t.Errorf("last output: got %v, want %v", got, start.Add(3*time.Second))
+	}
+}
+
+func names(ps []Phase) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Name)
+	}
+	return strings.Join(s, ",")
 }

@@ -3,6 +3,7 @@ package launcher
 import (
 	"bytes"
 	"log/slog"
+	"slices"
 
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/tail"
@@ -40,26 +41,36 @@ var (
 // relay has its own. The relay uses it only when its destination is the
 // journal: a terminal or a pipe gets the output untouched.
 type journalLines struct {
-	midLine   bool   // the last block ended inside a line
-	traceback bool   // inside a Python traceback
-	held      []byte // an escape sequence the last block ended inside
-	buf       []byte
-	scratch   []byte // a line with its colours stripped
+	midLine   bool          // the last block ended inside a line
+	traceback bool          // inside a Python traceback
+	held      []byte        // an escape sequence the last block ended inside
+	buf       []byte        // the block being rewritten, or the queue's spare
+	scratch   []byte        // a line with its colours stripped
+	queue     *journalQueue // where the relay hands the rewritten blocks
 	// What the block being formatted holds anywhere: a line is searched
 	// for a marker only when its block has one, so that a flood of
 	// ordinary lines costs one scan per marker per block, not per line.
 	hasEsc, hasTraceback, hasChained, hasWarning bool
+	// stamp is the date and time of the last line appendLine found
+	// stamped (stampOK): a flood's lines mostly share their second, and
+	// those that start with it take plainLine's short way.
+	stamp    [stampLen]byte
+	stampOK  bool
+	slowOnly bool // tests: every line through appendLine
 }
 
 // format returns b rewritten; the result is valid until the next call. A
 // line cut across two blocks (a partial flush) is judged by its first
 // part.
 func (j *journalLines) format(b []byte) []byte {
-	out := j.buf[:0]
 	if len(j.held) > 0 {
 		b = append(j.held, b...)
 		j.held = nil
 	}
+	// Room for the block at once: a line gets at most a 3-byte prefix,
+	// and SGLang's lines lose more than that to the cut stamp. Growing
+	// inside the loop would copy the block again.
+	out := slices.Grow(j.buf[:0], len(b)+len(b)/16+64)
 	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
 	if !j.hasEsc {
 		// Nothing to hold back, nor to strip.
@@ -70,6 +81,10 @@ func (j *journalLines) format(b []byte) []byte {
 	j.hasTraceback = bytes.Contains(b, tracebackAnchor)
 	j.hasChained = bytes.Contains(b, chainedAnchor)
 	j.hasWarning = bytes.Contains(b, pyWarningToken)
+	// Nothing in the block can raise a line's priority but a level word
+	// at the start of its message: a line stamped as the last one was
+	// takes the short way (plainLine).
+	plain := !j.hasEsc && !j.hasTraceback && !j.hasChained && !j.hasWarning && !j.traceback && !j.slowOnly
 	for len(b) > 0 {
 		line := b
 		nl := bytes.IndexByte(b, '\n')
@@ -83,6 +98,12 @@ func (j *journalLines) format(b []byte) []byte {
 			out = tail.AppendStripped(out, line)
 		case j.midLine:
 			out = append(out, line...)
+		case plain && j.stampOK && len(line) > stampLen && string(line[:stampLen]) == string(j.stamp[:]):
+			if o, ok := plainLine(out, line); ok {
+				out = o
+				break
+			}
+			out = j.appendLine(out, line)
 		default:
 			out = j.appendLine(out, line)
 		}
@@ -105,6 +126,9 @@ func (j *journalLines) appendLine(out, line []byte) []byte {
 		line = j.scratch
 	}
 	msg, rank, stamped := cutStamp(line)
+	if j.stampOK = stamped; stamped {
+		copy(j.stamp[:], line)
+	}
 	p := j.priority(line, msg, colour)
 	text, head := line, false
 	if stamped {
@@ -119,6 +143,44 @@ func (j *journalLines) appendLine(out, line []byte) []byte {
 		out = append(append(append(out, '['), rank...), ']', ' ')
 	}
 	return append(out, text...)
+}
+
+// stampLen is the date and time of SGLang's stamp, "[2006-01-02 15:04:05".
+const stampLen = 20
+
+// plainLine appends line, whose first stampLen bytes are a stamp's date
+// and time, as appendLine would in a block without escapes, tracebacks or
+// warnings.warn lines: the stamp cut and no prefix. ok is false for a line
+// appendLine must judge (a level word or a '<' may start its message, or
+// the stamp goes on past the seconds).
+func plainLine(out, line []byte) (_ []byte, ok bool) {
+	rest := line[stampLen:]
+	var rank, msg []byte
+	switch rest[0] {
+	case ']':
+		msg = rest[1:]
+	case ' ':
+		end := bytes.IndexByte(rest, ']')
+		if end < 0 {
+			return out, false
+		}
+		rank, msg = bytes.TrimSpace(rest[:end]), rest[end+1:]
+	default:
+		return out, false
+	}
+	if len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	if len(msg) > 0 {
+		switch msg[0] {
+		case 'E', 'C', 'F', 'W', '[', '<':
+			return out, false
+		}
+	}
+	if len(rank) > 0 {
+		out = append(append(append(out, '['), rank...), ']', ' ')
+	}
+	return append(out, msg...), true
 }
 
 // priority decides a line's prefix; nil keeps journald's default (info).

@@ -15,8 +15,9 @@ import (
 // let go once written.
 const journalQueueBytes = 16 << 20
 
-// journalKeepBytes is the largest buffer kept for reuse.
-const journalKeepBytes = 1 << 20
+// journalKeepBytes is the largest buffer kept for reuse: a block the
+// relay read whole (relayBuffer) and rewrote.
+const journalKeepBytes = 2 * relayBuffer
 
 // journalQueue writes the relay's blocks to the journal from its own
 // goroutine, so that a journal slower than the server never stops the
@@ -26,17 +27,27 @@ const journalKeepBytes = 1 << 20
 // journal gets one line (at warning priority) saying how many lines were
 // dropped, written once the journal takes writes again. The log file,
 // the tail and the load tracker get every line regardless.
+//
+// The blocks wait as they were handed over, not copied into one buffer:
+// the writer writes each (whole lines) in one write, and gives its buffer
+// back for the relay's next block. A small block is appended to the one
+// before it when that has room, so that a lagging journal is not written
+// a line at a time.
 type journalQueue struct {
 	dst  io.Writer
 	mu   sync.Mutex
 	wake *sync.Cond
-	// queued waits for the writer; spare is the writer's last batch,
-	// reused.
-	queued, spare []byte
-	dropped       int // lines dropped and not yet said
-	closed        bool
-	done          chan struct{}
+	// queued waits for the writer, size bytes in all; free holds written
+	// blocks' buffers for the relay's next ones.
+	queued, free [][]byte
+	size         int
+	dropped      int // lines dropped and not yet said
+	closed       bool
+	done         chan struct{}
 }
+
+// journalFree is how many written buffers wait for reuse.
+const journalFree = 4
 
 func newJournalQueue(dst io.Writer) *journalQueue {
 	q := &journalQueue{dst: dst, done: make(chan struct{})}
@@ -45,19 +56,74 @@ func newJournalQueue(dst io.Writer) *journalQueue {
 	return q
 }
 
-// Write queues b (whole lines, as the relay passes them) or drops it.
-// It never blocks on the journal.
+// Write queues a copy of b (whole lines, as the relay passes them) or
+// drops it. It never blocks on the journal.
 func (q *journalQueue) Write(b []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.queued)+len(b) > journalQueueBytes {
-		q.dropped += max(bytes.Count(b, []byte{'\n'}), 1)
+	if !q.fits(b) {
 		return len(b), nil
 	}
-	q.sayDropped()
-	q.queued = append(q.queued, b...)
-	q.wake.Signal()
+	q.push(append(q.spare(), b...), false)
 	return len(b), nil
+}
+
+// hand queues b (whole lines) or drops it, like Write, but takes b itself:
+// the relay formats a block straight into the buffer the writer then
+// writes, with no copy. It returns an empty buffer for the relay's next
+// block.
+func (q *journalQueue) hand(b []byte) []byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(b) == 0 {
+		return b
+	}
+	if !q.fits(b) {
+		return b[:0]
+	}
+	if q.push(b, true) {
+		return b[:0] // appended to the block before it
+	}
+	return q.spare()
+}
+
+// fits reports whether b can wait, and counts its lines dropped when
+// not; mu is held.
+func (q *journalQueue) fits(b []byte) bool {
+	if q.size+len(b) > journalQueueBytes {
+		q.dropped += max(bytes.Count(b, []byte{'\n'}), 1)
+		return false
+	}
+	q.sayDropped()
+	return true
+}
+
+// push queues b, after the line that tells of dropped lines if one is
+// due; copied reports that b was appended to the last waiting block
+// (only when mayCopy, for a small b) and stays the caller's. mu is held.
+func (q *journalQueue) push(b []byte, mayCopy bool) (copied bool) {
+	q.size += len(b)
+	q.wake.Signal()
+	if n := len(q.queued); mayCopy && n > 0 && len(b) <= 4<<10 {
+		if last := q.queued[n-1]; cap(last)-len(last) >= len(b) {
+			q.queued[n-1] = append(last, b...)
+			return true
+		}
+	}
+	q.queued = append(q.queued, b)
+	return false
+}
+
+// spare is an empty buffer: a written one, or nil. mu is held.
+func (q *journalQueue) spare() []byte {
+	n := len(q.free)
+	if n == 0 {
+		return nil
+	}
+	b := q.free[n-1]
+	q.free[n-1] = nil
+	q.free = q.free[:n-1]
+	return b[:0]
 }
 
 // sayDropped queues the line that tells of the lines dropped since the
@@ -66,15 +132,17 @@ func (q *journalQueue) sayDropped() {
 	if q.dropped == 0 {
 		return
 	}
-	q.queued = append(q.queued, prioWarn...)
-	q.queued = append(q.queued, "sglaunch: "...)
-	q.queued = strconv.AppendInt(q.queued, int64(q.dropped), 10)
-	q.queued = append(q.queued, " lines of the server's output were dropped here: the journal took them slower than the server wrote them\n"...)
+	line := append(q.spare(), prioWarn...)
+	line = append(line, "sglaunch: "...)
+	line = strconv.AppendInt(line, int64(q.dropped), 10)
+	line = append(line, " lines of the server's output were dropped here: the journal took them slower than the server wrote them\n"...)
 	q.dropped = 0
+	q.push(line, false)
 }
 
 func (q *journalQueue) run() {
 	defer close(q.done)
+	var batch [][]byte
 	q.mu.Lock()
 	for {
 		for len(q.queued) == 0 && !q.closed {
@@ -87,16 +155,20 @@ func (q *journalQueue) run() {
 			q.mu.Unlock()
 			return
 		}
-		batch := q.queued
-		q.queued = q.spare[:0]
+		batch, q.queued = q.queued, batch[:0]
+		q.size = 0
 		q.mu.Unlock()
-		// A failed write (the journal gone) loses the batch; the relay
+		// A failed write (the journal gone) loses the block; the relay
 		// keeps draining all the same.
-		_, _ = q.dst.Write(batch)
+		for _, b := range batch {
+			_, _ = q.dst.Write(b)
+		}
 		q.mu.Lock()
-		q.spare = nil
-		if cap(batch) <= journalKeepBytes {
-			q.spare = batch[:0]
+		for i, b := range batch {
+			if len(q.free) < journalFree && cap(b) <= journalKeepBytes {
+				q.free = append(q.free, b[:0])
+			}
+			batch[i] = nil
 		}
 	}
 }

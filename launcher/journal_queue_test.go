@@ -90,3 +90,39 @@ func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
 		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, lines)
 	}
 }
+
+// slowSink collects what it is written, slowly: a journal that lags.
+type slowSink struct{ got strings.Builder }
+
+func (s *slowSink) Write(b []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	return s.got.Write(b)
+}
+
+// TestJournalQueueHandNeverAliases: the buffer hand returns is the
+// relay's to write its next block into; what it handed before reaches the
+// journal unchanged, in order, whether the queue took the buffer itself
+// (nothing waiting) or copied it (a batch waiting).
+func TestJournalQueueHandNeverAliases(t *testing.T) {
+	sink := &slowSink{}
+	q := newJournalQueue(sink)
+	var want strings.Builder
+	var buf []byte
+	for i := range 200 {
+		buf = fmt.Appendf(buf[:0], "line %d\n", i)
+		want.Write(buf)
+		buf = q.hand(buf)
+		if len(buf) != 0 {
+			t.Fatalf("hand returned %d bytes, want an empty buffer", len(buf))
+		}
+		// The relay's next block overwrites whatever it was given.
+		buf = append(buf, "XXXXXXXXXXXXXXXXXXXXXXXX"...)
+		if i%7 == 0 {
+			time.Sleep(2 * time.Millisecond) // the writer catches up
+		}
+	}
+	q.close()
+	if got := sink.got.String(); got != want.String() {
+		t.Errorf("the journal got %d bytes that differ from the %d handed", len(got), want.Len())
+	}
+}

@@ -154,3 +154,35 @@ func TestRelayToJournal(t *testing.T) {
 		t.Errorf("tail: got %q, want the line as written", got)
 	}
 }
+
+// TestJournalPlainLinesAsAppendLine: the short way a block's ordinary
+// stamped lines take (plainLine) gives what appendLine gives, line for
+// line, whatever the block holds around them.
+func TestJournalPlainLinesAsAppendLine(t *testing.T) {
+	lines := []string{
+		"[2026-12-02 02:44:09 TP0] Decode batch. #running-req: 12, #token: 3456\n",
+		"[2026-12-02 02:44:09 TP1] Prefill batch. #new-seq: 1\n",
+		"[2026-12-02 02:44:09] INFO:     127.0.0.1:54321 - \"POST /generate HTTP/1.1\" 200 OK\n",
+		"[2026-12-02 02:44:09 TP0] WARNING: the KV cache is nearly full\n",
+		"[2026-12-02 02:44:09 TP0] ERROR: out of memory\n",
+		"[2026-12-02 02:44:09] <3>looks like a prefix\n",
+		"[2026-12-02 02:44:09 TP0] <3>looks like a prefix, after a rank\n",
+		"[2026-12-02 02:44:09,123 TP0] with fractions\n",
+		"[2026-12-02 02:44:09 TP0]no space\n",
+		"[2026-12-02 02:44:09 TP0 no bracket\n",
+		"[2026-12-02 02:44:09]\n",
+		"[2026-12-02 02:44:09 TP0] [W1202 socket.cpp] glog warning\n",
+		"[2026-12-02 02:44:10 TP0] the next second\n",
+		"plain text, no stamp\n",
+		"[2026-12-02 02:44:10 TP0] CRITICAL: gone\n",
+		"[2026-12-02 02:44:10 TP0] Fatal-looking but not a level\n",
+	}
+	blocks := []string{strings.Join(lines, ""), strings.Join(lines[:5], ""), "[2026-12-02 02:44:09 TP0] cut acr", "oss blocks\n" + strings.Join(lines[5:], "")}
+	fast, slow := &journalLines{}, &journalLines{slowOnly: true}
+	for i, b := range blocks {
+		got, want := string(fast.format([]byte(b))), string(slow.format([]byte(b)))
+		if got != want {
+			t.Errorf("block %d: got\n%s\nwant\n%s", i, got, want)
+		}
+	}
+}

@@ -82,7 +82,9 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLine
 		return
 	}
 	if jl != nil {
-		_, _ = dst.Write(jl.format(b))
+		// The rewritten block goes to the journal's queue whole, without
+		// a copy: one write per block, whatever its number of lines.
+		jl.buf = jl.queue.hand(jl.format(b))
 	} else {
 		_, _ = dst.Write(b)
 	}
@@ -106,8 +108,8 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 	var jl *journalLines
 	var jq *journalQueue
 	if logging.IsJournal(dst) {
-		jl = &journalLines{}
 		jq = newJournalQueue(dst)
+		jl = &journalLines{queue: jq}
 		dst = jq
 	}
 	o.wg.Add(1)

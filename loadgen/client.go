@@ -59,6 +59,9 @@ type Sample struct {
 // Client sends load to one server.
 type Client struct {
 	api *sglangapi.Client
+	// h1, when set, carries the streamed requests (see h1.go); nil
+	// sends them through net/http (a proxy or https between).
+	h1 *h1Client
 }
 
 // NewClient returns a client for the server at baseURL (http://host:port).
@@ -66,7 +69,10 @@ type Client struct {
 // requires. maxConns sizes the idle connection pool: the highest
 // concurrency the client will run.
 func NewClient(baseURL, apiKey string, maxConns int) *Client {
-	return &Client{api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns, ConnBuffer: connBuffer})}
+	return &Client{
+		api: sglangapi.New(baseURL, sglangapi.Options{APIKey: apiKey, MaxConns: maxConns, ConnBuffer: connBuffer}),
+		h1:  newH1Client(baseURL, apiKey, maxConns),
+	}
 }
 
 // API is the SGLang API client the load runs on, for the calls beside the
@@ -77,7 +83,12 @@ func (c *Client) API() *sglangapi.Client { return c.api }
 func (c *Client) BaseURL() string { return c.api.BaseURL() }
 
 // Close drops the client's idle connections.
-func (c *Client) Close() { c.api.Close() }
+func (c *Client) Close() {
+	c.api.Close()
+	if c.h1 != nil {
+		c.h1.closeIdle()
+	}
+}
 
 // connBuffer is each connection's read and write buffer. The stream's
 // own buffer (eventReader) holds its events, so the connection's need
@@ -110,13 +121,27 @@ func maxEvent(want int) int { return min(eventBase+want*eventPerToken, eventCap)
 // stream that ends without [DONE], or with fewer or more tokens than
 // asked for, is a failed request.
 //
+// The sample is returned by pointer, as request and runner.one pass it
+// on: a stream's goroutine blocks in a read at the bottom of this chain,
+// and Samples by value in every frame of it took its stack from 4 KiB to
+// 8 KiB (8 MiB at 1024 streams).
+//
 // A request's clock starts when the transport begins writing it to the
 // connection, not when the stream decided to send it: with thousands of
 // streams starting at once, the wait for the scheduler to run the
 // connection's writer is the client's own delay, not the server's, and
 // counted in TTFT it put the median 2-3 % over the truth at 2048 streams.
-func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) Sample {
-	s := Sample{InputTokens: inputLen}
+func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) *Sample {
+	if c.h1 != nil {
+		return c.h1.do(ctx, api, payload, inputLen, want, onToken)
+	}
+	return c.doHTTP(ctx, api, payload, inputLen, want, onToken)
+}
+
+// doHTTP is do through net/http. It is a function of its own so that its
+// large frame is not on the stack of every stream that goes through h1.
+func (c *Client) doHTTP(ctx context.Context, api API, payload []byte, inputLen, want int, onToken func(int)) *Sample {
+	s := &Sample{InputTokens: inputLen}
 	var wrote atomic.Pointer[time.Time] // set by the transport's writer
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() {
 		now := timeNow()
@@ -129,7 +154,7 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	st := &stream{s: &s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
+	st := &stream{s: s, onToken: onToken, want: want, maxPrompt: 16*inputLen + promptSlack}
 	st.start = timeNow()
 	s.Start = st.start
 	resp, err := c.api.Do(req)
@@ -148,7 +173,15 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		s.Err = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(errorMessage(bytes.TrimSpace(msg))))
 		return s
 	}
-	er := newEventReader(resp.Body, maxEvent(want))
+	follow(st, api, resp.Body, want)
+	return s
+}
+
+// follow reads a 200 response's event stream to its end into st's
+// sample, which it leaves OK or with its error.
+func follow(st *stream, api API, body io.Reader, want int) {
+	s := st.s
+	er := newEventReader(body, maxEvent(want))
 	var last time.Time
 	done := false
 	for {
@@ -157,8 +190,8 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 			break
 		}
 		if err != nil {
-			s.Err = "reading the stream: " + requestError(err)
-			return s
+			s.Err = streamError(err)
+			return
 		}
 		last = ev.at
 		if string(ev.data) == "[DONE]" {
@@ -175,9 +208,21 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		}
 		if err != nil {
 			s.Err = err.Error()
-			return s
+			return
 		}
 	}
+	st.end(api, done, last, want)
+}
+
+// streamError is the message of a stream cut by err. The error paths of
+// follow and end are functions of their own: a stream's goroutine waits
+// in a read below follow, and their frames there would double its stack.
+func streamError(err error) string { return "reading the stream: " + requestError(err) }
+
+// end judges a stream that ended (done: with [DONE]) and completes its
+// sample: OK, or with the error that failed it.
+func (st *stream) end(api API, done bool, last time.Time, want int) {
+	s := st.s
 	switch {
 	case !st.started && done && st.counted && s.OutputTokens == 0:
 		// A 0-token answer is what it is: a completion without a token,
@@ -185,22 +230,21 @@ func (c *Client) do(ctx context.Context, api API, payload []byte, inputLen, want
 		s.ZeroTokens = true
 	case !st.started:
 		s.Err = "the stream ended without any text"
-		return s
+		return
 	case !done:
 		// A close-delimited stream cut short looks like a complete one
 		// but for the missing terminator.
 		s.Err = fmt.Sprintf("the stream ended without [DONE] after %d of %d tokens", s.OutputTokens, want)
-		return s
+		return
 	case want > 0 && s.OutputTokens < want:
 		s.Err = fmt.Sprintf("short stream: %d of %d tokens (ignore_eos was sent)", s.OutputTokens, want)
-		return s
+		return
 	}
 	if api == Chat {
 		st.settle()
 	}
 	s.Latency = last.Sub(st.start)
 	s.OK = true
-	return s
 }
 
 // requestError shortens net/http's errors to what a user can act on.

@@ -24,6 +24,10 @@ func (c *Client) warmConns(ctx context.Context, n int) {
 	if n < 1 {
 		return
 	}
+	if c.h1 != nil {
+		c.h1.warm(ctx, n)
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, warmConnsTimeout)
 	defer cancel()
 	var held sync.WaitGroup

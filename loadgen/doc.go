@@ -8,11 +8,21 @@
 // continuous_usage_stats (a token count on every chunk). A load's prompts
 // are random tokens of fixed length or a prepared list (a dataset, which
 // package bench builds). Responses are read as server-sent events, each
-// stamped when the read that completed it returned, through one buffer
-// per stream that starts at 2 KiB and grows only for an event that does
-// not fit (up to a bound per request), on connections with 2 KiB buffers:
-// thousands of open streams cost tens of KiB each, not hundreds. A
-// request's clock starts when the transport begins writing it. Before a
+// stamped with the arrival of the read that completed it (on Linux the
+// kernel's receive stamp, SO_TIMESTAMPNS, so that a client goroutine run
+// late at thousands of streams does not delay the stamp; elsewhere, and
+// through net/http, when the read returned), through one buffer
+// per stream that starts at 1 KiB and grows only for an event that does
+// not fit (up to a bound per request). The streamed requests go over
+// plain HTTP/1.1 connections loadgen keeps itself (h1*.go: keep-alive,
+// Content-Length and chunked bodies, bounded heads and framing lines,
+// bearer token, the context's end interrupting reads), read by the
+// stream's own goroutine through a 512-byte buffer: no goroutine or buffer
+// per connection beside it: an open stream costs about 15 KiB. A
+// server behind a proxy, or an https URL, is reached through net/http
+// instead, as every call beside the load always is (health,
+// server_info, flush_cache, /v1/models). A request's clock starts as its
+// first byte is written. Before a
 // level, the limit on open files is raised for its streams as far as the
 // hard limit allows, with a warning (progress line and level record)
 // where it binds. Load shapes: a closed

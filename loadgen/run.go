@@ -242,7 +242,7 @@ func (c *Client) warmup(ctx context.Context, load Load, lvl Level) error {
 				}
 				// Warm-up inputs come from their own stream of the seed.
 				rng := newRand(load.Seed, 1<<63|uint64(i))
-				samples[i] = c.request(ctx, load, load.prompt(i, true), warmupOutput, rng, func(int) {})
+				samples[i] = *c.request(ctx, &load, load.prompt(i, true), warmupOutput, rng, func(int) {})
 			}
 		})
 	}
@@ -263,7 +263,7 @@ func (c *Client) warmup(ctx context.Context, load Load, lvl Level) error {
 
 // request sends one request for prompt p, its output capped at maxOut
 // (0: no cap).
-func (c *Client) request(ctx context.Context, load Load, p Prompt, maxOut int, rng *rand.Rand, onToken func(int)) Sample {
+func (c *Client) request(ctx context.Context, load *Load, p Prompt, maxOut int, rng *rand.Rand, onToken func(int)) *Sample {
 	if load.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, load.RequestTimeout)
@@ -292,7 +292,13 @@ type runner struct {
 // one runs request i and records it.
 func (r *runner) one(ctx context.Context, i int) {
 	rng := newRand(r.load.Seed, uint64(r.load.Offset+i))
-	s := r.c.request(ctx, r.load, r.load.prompt(i, false), 0, rng, func(n int) { r.ctr.tokens.Add(int64(n)) })
+	s := r.c.request(ctx, &r.load, r.load.prompt(i, false), 0, rng, func(n int) { r.ctr.tokens.Add(int64(n)) })
+	r.record(ctx, i, s)
+}
+
+// record counts request i's sample and keeps it. It is a function of
+// its own so that its frame is not on the stack the stream waits on.
+func (r *runner) record(ctx context.Context, i int, s *Sample) {
 	s.Index = i
 	if !s.OK && ctx.Err() != nil {
 		return // cut short by the end of the level, not the server's doing
@@ -306,9 +312,9 @@ func (r *runner) one(ctx context.Context, i int) {
 	r.ctr.done.Add(1)
 	r.mu.Lock()
 	if r.load.Requests > 0 {
-		r.samples[i] = s
+		r.samples[i] = *s
 	} else {
-		r.extra = append(r.extra, s)
+		r.extra = append(r.extra, *s)
 	}
 	r.mu.Unlock()
 }

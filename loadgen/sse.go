@@ -29,8 +29,9 @@ type event struct {
 // out from the buffer itself, without a copy.
 type eventReader struct {
 	r    io.Reader
-	last time.Time // when the last read that returned data came back
-	err  error     // the reader's error, once it has returned one
+	arr  arrivalReader // r, when it knows its data's arrival
+	last time.Time     // when the data of the last read that returned some arrived
+	err  error         // the reader's error, once it has returned one
 
 	buf        []byte
 	start, end int    // buf[start:end] is read and not yet consumed
@@ -39,8 +40,8 @@ type eventReader struct {
 }
 
 // eventBufStart is a new reader's buffer: one chat event, or a
-// /generate event of a few hundred tokens.
-const eventBufStart = 2 << 10
+// /generate event of a hundred tokens; a larger event doubles it.
+const eventBufStart = 1 << 10
 
 // errEventTooLarge: a line or an event passed the reader's bound. A
 // hostile or broken server must not make the client hold what it sends.
@@ -48,8 +49,14 @@ var errEventTooLarge = errors.New("event too large")
 
 // newEventReader reads events of at most max bytes (lines included).
 func newEventReader(r io.Reader, max int) *eventReader {
-	return &eventReader{r: r, max: max}
+	e := &eventReader{r: r, max: max}
+	e.arr, _ = r.(arrivalReader)
+	return e
 }
+
+// arrivalReader is a reader that knows when the data of its last read
+// reached the machine (a kernel receive stamp), or returns zero.
+type arrivalReader interface{ arrival() time.Time }
 
 // next returns the next event with data, or io.EOF once the body has
 // ended. An event cut off by the end of the body is still returned.
@@ -136,6 +143,11 @@ func (e *eventReader) fill() {
 	n, err := e.r.Read(e.buf[e.end:])
 	if n > 0 {
 		e.last = timeNow()
+		if e.arr != nil {
+			if t := e.arr.arrival(); !t.IsZero() {
+				e.last = t
+			}
+		}
 		e.end += n
 	}
 	if err != nil {

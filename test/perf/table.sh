@@ -18,6 +18,7 @@ trap 'rm -f "$out"' EXIT
 {
 	go test ./test/perf/bench -run '^$' -bench 'ClientScale|ClientWide' -benchtime "${N_CLIENT}x" -timeout 60m
 	go test ./launcher -run '^$' -bench RelayVsCat -benchtime "${N_RELAY}x" -timeout 20m
+	go test ./health -run '^$' -bench ObserveFlood -benchtime 2000x -timeout 10m
 	go test ./test/perf -run '^$' -bench PreflightAlternating -benchtime "${N_PREFLIGHT}x" -timeout 20m
 } >"$out" 2>&1 || { cat "$out"; exit 1; }
 
@@ -25,6 +26,15 @@ trap 'rm -f "$out"' EXIT
 metric() {
 	awk -v want="$1" '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i+1) == want) v = $i } END { print (v == "" ? "n/a" : v) }' "$out"
 }
+# metric_of BENCH NAME: the same, from the benchmark lines that start
+# with BENCH only.
+metric_of() {
+	awk -v b="$1" -v want="$2" 'index($1, b) == 1 { for (i = 3; i < NF; i++) if ($(i+1) == want) v = $i } END { print (v == "" ? "n/a" : v) }' "$out"
+}
+# share A B: A / B as a percentage.
+share() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.0f %%", 100 * a / b; else print "n/a" }'; }
+scan_start=$(metric_of BenchmarkObserveFlood/start-up scan-cpu-s/GiB)
+scan_served=$(metric_of BenchmarkObserveFlood/served scan-cpu-s/GiB)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 cat <<TABLE
 | figure | measured on | sglaunch | reference | ratio | goal |
@@ -35,6 +45,7 @@ cat <<TABLE
 | median TTFT error, c=8192 | stub's true TTFT 1 s, 8 tokens 250 ms apart | $(metric c8192-ttft-err-%) % | | | ≤ 1 % |
 | journal relay throughput | 256 MiB of SGLang-like lines through a pipe into a drained socket (JOURNAL_STREAM set vs not) | $(metric journal-GiB/s) GiB/s | plain relay $(metric plain-GiB/s) GiB/s; cat $(metric cat-GiB/s) GiB/s | journal/plain $(metric journal/plain); plain/cat $(metric plain/cat); dropped $(metric journal-dropped-%) % | journal/plain ≥ 0.8 |
 | journal relay CPU | the same | $(metric journal-cpu-s/GiB) s/GiB | plain $(metric plain-cpu-s/GiB) s/GiB; cat $(metric cat-cpu-s/GiB) s/GiB | | |
+| start-up line scan CPU (health's Tracker) | 1 MiB blocks of decode lines: before the port is bound (every marker) / after (only the ready line; nothing after it) | $scan_start / $scan_served s/GiB | plain relay $(metric plain-cpu-s/GiB) s/GiB | $(share "$scan_start" "$(metric plain-cpu-s/GiB)") / $(share "$scan_served" "$(metric plain-cpu-s/GiB)") of the relay's CPU | ≤ 20 % (or none once past) |
 | preflight, cold ÷ cached | sglaunch preflight --profile demo, two interpreters in turn | cached $(metric cached-ms) ms | cold $(metric cold-ms) ms | $(metric cold/cached) | both cached |
 
 Load average at the end: $load ($(nproc) CPUs).
