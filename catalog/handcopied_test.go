@@ -9,7 +9,6 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -299,30 +298,7 @@ func ParseSGLangEnvs(text string) (*SGLangEnvs, error) {
 	if err := c.parseHeader(header); err != nil {
 		return nil, err
 	}
-	c.byName = map[string]*SGLangEnv{}
-	c.retired = map[string]*SGLangRetired{}
-	c.direct = map[string]bool{}
-	seen := map[string]bool{}
-	for _, v := range c.Vars {
-		c.byName[v.Name] = v
-		seen[v.Name] = true
-	}
-	for _, d := range c.Direct {
-		c.direct[d] = true
-		seen[d] = true
-	}
-	for _, r := range c.aliases {
-		c.Retired = append(c.Retired, r)
-		c.direct[r.Name] = true // read, though deprecated
-		seen[r.Name] = true
-	}
-	for _, r := range c.Retired {
-		c.retired[r.Name] = r
-	}
-	for n := range seen {
-		c.names = append(c.names, n)
-	}
-	sort.Strings(c.names)
+	c.index()
 	return c, nil
 }
 
