@@ -47,6 +47,12 @@ type Config struct {
 
 func (c *Config) lostAfter() time.Duration { return c.Heartbeat * time.Duration(max(c.Missed, 1)) }
 
+// causeGrace is how long a rank whose own server ended waits for the
+// group's word before naming itself: a peer's death kills an idle rank's
+// server a moment later (gloo's "Connection closed by peer", then
+// SGLang's tree kill), and the group should name the cause, not its echo.
+func (c *Config) causeGrace() time.Duration { return min(c.Heartbeat, 500*time.Millisecond) }
+
 func (c *Config) log() *slog.Logger {
 	if c.Logger == nil {
 		return slog.Default()

@@ -375,18 +375,11 @@ func (l *Leader) checkReady() {
 	})
 }
 
-// causeGrace is how long rank 0, whose own server ended, waits for a
-// worker's report of its end before naming itself: a peer's death kills
-// an idle rank 0 a moment later (gloo's "Connection closed by peer",
-// then SGLang's tree kill), and the group should name the cause, not
-// its echo.
-func (l *Leader) causeGrace() time.Duration { return min(l.cfg.Heartbeat, 500*time.Millisecond) }
-
 // Fail says rank 0's own server ended: the group stops.
 func (l *Leader) Fail(why string) {
 	select {
 	case <-l.fail.ch:
-	case <-time.After(l.causeGrace()):
+	case <-time.After(l.cfg.causeGrace()):
 	}
 	l.failGroup(groupFailed("rank 0 on node %s: %s", l.cfg.Self.Node, why))
 }

@@ -272,17 +272,15 @@ func (w *Worker) LocalReady() {
 }
 
 // Fail tells rank 0 this rank's server ended, at once: rank 0 names the
-// group's failure. Locally the worker waits a moment (as rank 0 does)
-// for the group's own word before naming itself: rank 0's death kills
-// an idle worker's server through gloo a moment later, and the group
-// should name the cause (lost rank 0), not its echo.
+// group's failure. Locally the worker waits causeGrace, as rank 0 does,
+// for the group's own word (lost rank 0) before naming itself.
 func (w *Worker) Fail(why string) {
 	if c := w.current(); c != nil {
 		c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: why})
 	}
 	select {
 	case <-w.fail.ch:
-	case <-time.After(min(w.cfg.Heartbeat, 500*time.Millisecond)):
+	case <-time.After(w.cfg.causeGrace()):
 	}
 	w.fail.set(groupFailed("rank %d on node %s: %s", w.cfg.Self.Rank, w.cfg.Self.Node, why))
 }
