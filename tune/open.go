@@ -175,6 +175,9 @@ func (o Options) override(space *Space) error {
 // FindDir finds a tune under tunesDir by directory or ID; "" is the
 // newest.
 func FindDir(tunesDir, ref string) (string, error) {
+	if ref == "latest" {
+		ref = "" // the newest, as bench's record commands read it
+	}
 	if ref != "" {
 		if fi, err := os.Stat(ref); err == nil && fi.IsDir() {
 			return ref, nil
@@ -184,7 +187,7 @@ func FindDir(tunesDir, ref string) (string, error) {
 		}
 		dir := filepath.Join(tunesDir, ref)
 		if _, err := os.Stat(filepath.Join(dir, RecordFile)); err != nil {
-			return "", inputerr.Errorf("no tune %q in %s; `sglaunch tune show` shows the newest", ref, tunesDir)
+			return "", inputerr.Errorf("no tune %q in %s; `sglaunch tune show latest` shows the newest", ref, tunesDir)
 		}
 		return dir, nil
 	}

@@ -108,6 +108,11 @@ func TestOpenResume(t *testing.T) {
 	if d, err := FindDir(o.TunesDir, ""); err != nil || d != rec.Dir() {
 		t.Errorf("newest: %s, %v; want %s", d, err, rec.Dir())
 	}
+	// `tune show latest` (its help's example) names the newest, as
+	// `bench show latest` does.
+	if d, err := FindDir(o.TunesDir, "latest"); err != nil || d != rec.Dir() {
+		t.Errorf("latest: %s, %v; want %s", d, err, rec.Dir())
+	}
 	for _, ref := range []string{rec.ID, rec.Dir()} {
 		r := Options{TunesDir: o.TunesDir, Resume: ref, Budget: time.Hour, Given: given("budget")}
 		got, _, _, err := Open(r)
