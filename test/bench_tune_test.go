@@ -176,8 +176,11 @@ bench:
 	if len(lines) != 2+8+8 {
 		t.Fatalf("got %d detail lines, want 18", len(lines))
 	}
+	// TTFT: the sim's 50 ms with a margin, as the first token is stamped
+	// by the kernel's receive clock and the request by the client's (CI
+	// saw 49.994).
 	for _, d := range lines {
-		if !d.OK || d.Output != 33 || len(d.ITL) != 32 || len(d.Gaps) != 16 || len(d.ChunkTokens) != 17 || d.ChunkTokens[1] != 2 || d.TTFT < 50 {
+		if !d.OK || d.Output != 33 || len(d.ITL) != 32 || len(d.Gaps) != 16 || len(d.ChunkTokens) != 17 || d.ChunkTokens[1] != 2 || d.TTFT < 45 {
 			t.Errorf("detail %+v: want 33 tokens, 32 ITL samples, 16 gaps of 2 tokens", d)
 			break
 		}
