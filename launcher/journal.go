@@ -24,22 +24,26 @@ var (
 	chainedDuring = []byte("During handling of the above exception, another exception occurred:")
 	// A block is scanned for these before its lines are searched for
 	// the markers. bytes.Index costs a step at every match of its first
-	// byte, so they start with bytes rare in SGLang's output ('T' of
-	// "TP0" and 'a' are everywhere): a traceback's head holds the first,
+	// byte, so they start with bytes absent from SGLang's decode,
+	// prefill and access lines ('T' of "TP0", 'a' and the '(' of
+	// "(token/s)" are in every one): a traceback's head holds the first,
 	// both chained lines the second.
-	tracebackAnchor = []byte("(most recent call last)")
+	tracebackAnchor = []byte("most recent call last)")
 	chainedAnchor   = []byte("xception")
 	pyWarningToken  = []byte("Warning: ")
 )
 
 // journalLines rewrites one stream of the server's output for the
 // journal, line by line: a priority prefix by the line's level (ERROR,
-// CRITICAL and tracebacks <3>, WARNING <4>), colour escapes removed, and
-// SGLang's own "[YYYY-mm-dd HH:MM:SS TPn]" stamp cut to "[TPn]", since
-// journald stamps every line itself. It holds the state that spans
-// lines (a traceback in progress, a line cut across two blocks), so each
-// relay has its own. The relay uses it only when its destination is the
-// journal: a terminal or a pipe gets the output untouched.
+// CRITICAL and tracebacks <3>, WARNING <4>) and colour escapes removed.
+// The rest of each line is kept as the server wrote it, SGLang's own
+// "[YYYY-mm-dd HH:MM:SS TPn]" stamp included, so that a line reads the
+// same in journalctl as in the log file, and a block of ordinary lines
+// is copied whole (the common case costs a search per line, not a
+// rewrite). It holds the state that spans lines (a traceback in
+// progress, a line cut across two blocks), so each relay has its own.
+// The relay uses it only when its destination is the journal: a
+// terminal or a pipe gets the output untouched.
 type journalLines struct {
 	midLine   bool          // the last block ended inside a line
 	traceback bool          // inside a Python traceback
@@ -51,12 +55,7 @@ type journalLines struct {
 	// for a marker only when its block has one, so that a flood of
 	// ordinary lines costs one scan per marker per block, not per line.
 	hasEsc, hasTraceback, hasChained, hasWarning bool
-	// stamp is the date and time of the last line appendLine found
-	// stamped (stampOK): a flood's lines mostly share their second, and
-	// those that start with it take plainLine's short way.
-	stamp    [stampLen]byte
-	stampOK  bool
-	slowOnly bool // tests: every line through appendLine
+	slowOnly                                     bool // tests: every line through appendLine
 }
 
 // format returns b rewritten; the result is valid until the next call. A
@@ -67,10 +66,9 @@ func (j *journalLines) format(b []byte) []byte {
 		b = append(j.held, b...)
 		j.held = nil
 	}
-	// Room for the block at once: a line gets at most a 3-byte prefix,
-	// and SGLang's lines lose more than that to the cut stamp. Growing
-	// inside the loop would copy the block again.
-	out := slices.Grow(j.buf[:0], len(b)+len(b)/16+64)
+	// Room for the block and a few prefixes at once: growing inside the
+	// loop would copy the block again.
+	out := slices.Grow(j.buf[:0], len(b)+len(b)/64+64)
 	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
 	if !j.hasEsc {
 		// Nothing to hold back, nor to strip.
@@ -82,9 +80,18 @@ func (j *journalLines) format(b []byte) []byte {
 	j.hasChained = bytes.Contains(b, chainedAnchor)
 	j.hasWarning = bytes.Contains(b, pyWarningToken)
 	// Nothing in the block can raise a line's priority but a level word
-	// at the start of its message: a line stamped as the last one was
-	// takes the short way (plainLine).
-	plain := !j.hasEsc && !j.hasTraceback && !j.hasChained && !j.hasWarning && !j.traceback && !j.slowOnly
+	// at the start of its message: its lines take the short way.
+	if !j.hasEsc && !j.hasTraceback && !j.hasChained && !j.hasWarning && !j.traceback && !j.slowOnly {
+		out = j.formatPlain(out, b)
+	} else {
+		out = j.formatLines(out, b)
+	}
+	j.buf = out
+	return out
+}
+
+// formatLines rewrites b line by line (appendLine).
+func (j *journalLines) formatLines(out, b []byte) []byte {
 	for len(b) > 0 {
 		line := b
 		nl := bytes.IndexByte(b, '\n')
@@ -98,12 +105,6 @@ func (j *journalLines) format(b []byte) []byte {
 			out = tail.AppendStripped(out, line)
 		case j.midLine:
 			out = append(out, line...)
-		case plain && j.stampOK && len(line) > stampLen && string(line[:stampLen]) == string(j.stamp[:]):
-			if o, ok := plainLine(out, line); ok {
-				out = o
-				break
-			}
-			out = j.appendLine(out, line)
 		default:
 			out = j.appendLine(out, line)
 		}
@@ -112,8 +113,79 @@ func (j *journalLines) format(b []byte) []byte {
 			out = append(out, '\n')
 		}
 	}
-	j.buf = out
 	return out
+}
+
+// formatPlain appends b, a block without escapes, tracebacks or
+// warnings.warn lines, as formatLines would: the lines are copied in
+// runs, and only a line whose message starts with a level word (or one
+// that looks like a prefix itself) breaks a run for its prefix.
+func (j *journalLines) formatPlain(out, b []byte) []byte {
+	i := 0
+	if j.midLine {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			return append(out, b...)
+		}
+		i, j.midLine = nl+1, false
+	}
+	run := 0 // the start of the run not yet copied
+	for i < len(b) {
+		end := len(b)
+		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
+			end = i + nl
+		} else {
+			j.midLine = true
+		}
+		if p := plainPriority(b[i:end]); p != nil {
+			out = append(append(out, b[run:i]...), p...)
+			run = i
+		}
+		i = end + 1
+	}
+	return append(out, b[run:]...)
+}
+
+// plainPriority is a line's prefix in a block formatPlain takes: by a
+// level word at the start of its message, or prioInfo for an unstamped
+// line that looks like a prefix itself; nil for the rest.
+func plainPriority(line []byte) []byte {
+	if len(line) == 0 {
+		return nil
+	}
+	switch line[0] {
+	case '[':
+	case 'E', 'C', 'F', 'W':
+		return levelWord(line)
+	case '<':
+		if len(line) > 2 && isDigit(line[1]) {
+			return prioInfo
+		}
+		return nil
+	default:
+		return nil
+	}
+	if len(line) > 2 && (line[1] == 'E' || line[1] == 'F' || line[1] == 'W') {
+		return levelWord(line) // torch's glog-style "[W1201 ...]"
+	}
+	// A stamp's message follows its first ']': only a message that may
+	// start with a level word is worth checking the stamp for.
+	k := bytes.IndexByte(line, ']')
+	if k < 0 || k+2 >= len(line) {
+		return nil
+	}
+	switch line[k+2] {
+	case 'E', 'C', 'F', 'W', '[':
+	default:
+		if line[k+1] != ' ' {
+			break // "]msg": cutStamp takes no space
+		}
+		return nil
+	}
+	if msg, stamped := cutStamp(line); stamped {
+		return levelWord(msg)
+	}
+	return nil
 }
 
 // appendLine appends one line (or the start of one) with its prefix, in
@@ -125,62 +197,13 @@ func (j *journalLines) appendLine(out, line []byte) []byte {
 		j.scratch = tail.AppendStripped(j.scratch[:0], line)
 		line = j.scratch
 	}
-	msg, rank, stamped := cutStamp(line)
-	if j.stampOK = stamped; stamped {
-		copy(j.stamp[:], line)
-	}
+	msg, stamped := cutStamp(line)
 	p := j.priority(line, msg, colour)
-	text, head := line, false
-	if stamped {
-		text, head = msg, len(rank) > 0
-	}
-	if p == nil && !head && len(text) > 2 && text[0] == '<' && isDigit(text[1]) {
+	if p == nil && !stamped && len(line) > 2 && line[0] == '<' && isDigit(line[1]) {
 		// A line that looks like a prefix itself would be misread.
 		p = prioInfo
 	}
-	out = append(out, p...)
-	if head {
-		out = append(append(append(out, '['), rank...), ']', ' ')
-	}
-	return append(out, text...)
-}
-
-// stampLen is the date and time of SGLang's stamp, "[2006-01-02 15:04:05".
-const stampLen = 20
-
-// plainLine appends line, whose first stampLen bytes are a stamp's date
-// and time, as appendLine would in a block without escapes, tracebacks or
-// warnings.warn lines: the stamp cut and no prefix. ok is false for a line
-// appendLine must judge (a level word or a '<' may start its message, or
-// the stamp goes on past the seconds).
-func plainLine(out, line []byte) (_ []byte, ok bool) {
-	rest := line[stampLen:]
-	var rank, msg []byte
-	switch rest[0] {
-	case ']':
-		msg = rest[1:]
-	case ' ':
-		end := bytes.IndexByte(rest, ']')
-		if end < 0 {
-			return out, false
-		}
-		rank, msg = bytes.TrimSpace(rest[:end]), rest[end+1:]
-	default:
-		return out, false
-	}
-	if len(msg) > 0 && msg[0] == ' ' {
-		msg = msg[1:]
-	}
-	if len(msg) > 0 {
-		switch msg[0] {
-		case 'E', 'C', 'F', 'W', '[', '<':
-			return out, false
-		}
-	}
-	if len(rank) > 0 {
-		out = append(append(append(out, '['), rank...), ']', ' ')
-	}
-	return append(out, msg...), true
+	return append(append(out, p...), line...)
 }
 
 // priority decides a line's prefix; nil keeps journald's default (info).
@@ -254,26 +277,25 @@ func levelWord(msg []byte) []byte {
 	return nil
 }
 
-// cutStamp splits SGLang's "[2026-06-01 12:00:00 TP0] msg" into msg and
-// the rank part ("TP0", empty without one). stamped is false for any
-// other line.
-func cutStamp(line []byte) (msg, rank []byte, stamped bool) {
+// cutStamp finds the message in SGLang's "[2026-06-01 12:00:00 TP0] msg";
+// stamped is false for any other line.
+func cutStamp(line []byte) (msg []byte, stamped bool) {
 	const n = len("[2006-01-02 15:04:05")
 	if len(line) < n+1 || line[0] != '[' {
-		return line, nil, false
+		return line, false
 	}
 	// The separators first: most lines that are not stamped fail there.
 	if line[5] != '-' || line[8] != '-' || line[11] != ' ' || line[14] != ':' || line[17] != ':' {
-		return line, nil, false
+		return line, false
 	}
 	for _, i := range [...]int{1, 2, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19} {
 		if !isDigit(line[i]) {
-			return line, nil, false
+			return line, false
 		}
 	}
 	end := bytes.IndexByte(line[n:], ']')
 	if end < 0 {
-		return line, nil, false
+		return line, false
 	}
 	rest := line[n : n+end]
 	if len(rest) > 0 && (rest[0] == ',' || rest[0] == '.') { // fractions of a second
@@ -284,13 +306,13 @@ func cutStamp(line []byte) (msg, rank []byte, stamped bool) {
 		rest = rest[i:]
 	}
 	if len(rest) > 0 && rest[0] != ' ' {
-		return line, nil, false
+		return line, false
 	}
 	msg = line[n+end+1:]
 	if len(msg) > 0 && msg[0] == ' ' {
 		msg = msg[1:]
 	}
-	return msg, bytes.TrimSpace(rest), true
+	return msg, true
 }
 
 // colourPriority maps a line's first SGR colour to a priority: red is an

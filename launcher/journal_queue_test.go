@@ -78,7 +78,7 @@ func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
 			dropped += n
 			continue
 		}
-		if !strings.HasPrefix(line, "[TP0] line ") {
+		if !strings.HasPrefix(line, "[2026-12-02 02:44:09 TP0] line ") {
 			t.Fatalf("journal got %q", line)
 		}
 		kept++

@@ -14,7 +14,8 @@ import (
 
 // TestJournalLines pins B5's level half: the server's lines reached the
 // journal at priority 6 whatever they said, tracebacks included, with
-// colour escapes and SGLang's own time stamps stored beside journald's.
+// colour escapes stored. SGLang's own stamps stay, so that a line reads
+// the same in the journal as in the log file.
 func TestJournalLines(t *testing.T) {
 	in := strings.Join([]string{
 		"[2026-06-01 12:00:00 TP0] Load weight begin. avail mem=78.00 GB",
@@ -46,15 +47,15 @@ func TestJournalLines(t *testing.T) {
 		"",
 	}, "\n")
 	want := strings.Join([]string{
-		"[TP0] Load weight begin. avail mem=78.00 GB",
-		"<3>[TP0] Scheduler hit an exception: Traceback (most recent call last):",
+		"[2026-06-01 12:00:00 TP0] Load weight begin. avail mem=78.00 GB",
+		"<3>[2026-06-01 12:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):",
 		`<3>  File "sglang/srt/managers/scheduler.py", line 2390, in run_scheduler_process`,
 		"<3>    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank)",
 		"<3>RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
 		"Possible solutions:",
 		"",
-		"INFO:     Started server process [42]",
-		"<3>ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use",
+		"[2026-06-01 12:00:02] INFO:     Started server process [42]",
+		"<3>[2026-06-01 12:00:02] ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use",
 		"<4>WARNING:root:something odd",
 		"<3>CRITICAL: out of luck",
 		"<4>The command line argument '--cuda-graph-max-bs' is deprecated.",
@@ -71,7 +72,7 @@ func TestJournalLines(t *testing.T) {
 		"<3>Traceback (most recent call last):",
 		`<3>  File "x.py", line 3, in <module>`,
 		"<3>KeyError: 'second'",
-		"[TP1] Decode batch, #running-req: 1",
+		"[2026-06-01 12:00:04 TP1] Decode batch, #running-req: 1",
 		"",
 	}, "\n")
 	var j journalLines
@@ -144,7 +145,7 @@ func TestRelayToJournal(t *testing.T) {
 	w2.Close()
 	o.drain(time.Minute)
 	b, _ := os.ReadFile(f.Name())
-	if got, want := string(b), "<3>ERROR:    boom\n"; got != want {
+	if got, want := string(b), "<3>"+line; got != want {
 		t.Errorf("journal: got %q, want %q", got, want)
 	}
 	if got := strings.Join(other.get(), ""); got != line {
@@ -155,9 +156,10 @@ func TestRelayToJournal(t *testing.T) {
 	}
 }
 
-// TestJournalPlainLinesAsAppendLine: the short way a block's ordinary
-// stamped lines take (plainLine) gives what appendLine gives, line for
-// line, whatever the block holds around them.
+// TestJournalPlainLinesAsAppendLine: the short way a block without
+// escapes, tracebacks or warnings.warn lines takes (formatPlain) gives
+// what appendLine gives, line for line, whatever the block holds around
+// them.
 func TestJournalPlainLinesAsAppendLine(t *testing.T) {
 	lines := []string{
 		"[2026-12-02 02:44:09 TP0] Decode batch. #running-req: 12, #token: 3456\n",
@@ -176,6 +178,10 @@ func TestJournalPlainLinesAsAppendLine(t *testing.T) {
 		"plain text, no stamp\n",
 		"[2026-12-02 02:44:10 TP0] CRITICAL: gone\n",
 		"[2026-12-02 02:44:10 TP0] Fatal-looking but not a level\n",
+		"<4>unstamped, looks like a prefix\n",
+		"WARNING: unstamped\n",
+		"[E1202 socket.cpp] unstamped glog error\n",
+		"\n",
 	}
 	blocks := []string{strings.Join(lines, ""), strings.Join(lines[:5], ""), "[2026-12-02 02:44:09 TP0] cut acr", "oss blocks\n" + strings.Join(lines[5:], "")}
 	fast, slow := &journalLines{}, &journalLines{slowOnly: true}

@@ -21,7 +21,7 @@ import (
 // server would write); the pipe is drained three ways, in turn in every
 // iteration: by `cat > /dev/null`, by the relay to a socket (plain), and
 // by the relay to the same kind of socket named by JOURNAL_STREAM (the
-// journal: priorities, stamps cut). A goroutine reads the socket, as
+// journal: priorities). A goroutine reads the socket, as
 // journald would. Rates are the input bytes delivered over wall time
 // (the journal's counted as the share of its formatted output that
 // arrived: lines its bounded queue dropped while the reader lagged do

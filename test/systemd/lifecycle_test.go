@@ -232,9 +232,10 @@ func floodLines(t *testing.T, m *machine, unit string) (kept, lost int) {
 	t.Helper()
 	out, _, _ := m.exec(t.Context(), nil, "journalctl", "--no-pager", "-o", "cat", "-u", unit)
 	for _, l := range strings.Split(out, "\n") {
-		// As relayed (SGLang's stamp cut to its rank), not the copies in
-		// sglaunch's error, which repeats the server's last lines.
-		if strings.HasPrefix(l, "[TP0] Decode batch") {
+		// As relayed (at the line's start, SGLang's stamp kept), not the
+		// copies in sglaunch's error, which repeats the server's last
+		// lines indented.
+		if strings.HasPrefix(l, "[") && strings.Contains(l, " TP0] Decode batch") {
 			kept++
 		}
 	}
