@@ -7,24 +7,20 @@
 package loadgen
 
 import (
-	"encoding/binary"
 	"io"
 	"net"
 	"syscall"
 	"time"
-	"unsafe"
-)
 
-// stampCmsg is the size of the control message a stamped read brings: a
-// header and a timespec, on a 64-bit system (32-bit ones read unstamped).
-const stampCmsg = syscall.SizeofCmsghdr + 16
+	"github.com/sglaunch/sglaunch/internal/rxstamp"
+)
 
 // arrivalStamps holds what a connection needs to read with the kernel's
 // receive stamps.
 type arrivalStamps struct {
 	rc     syscall.RawConn
 	recvFn func(fd uintptr) bool // h1Conn.recv, made once
-	oob    [stampCmsg]byte
+	oob    [rxstamp.OOBLen]byte
 	// The arguments and results of the recv in progress.
 	p   []byte
 	n   int
@@ -39,17 +35,11 @@ type arrivalStamps struct {
 // connection reads as before.
 func (hc *h1Conn) enableStamps() {
 	tc, ok := hc.nc.(*net.TCPConn)
-	if !ok || syscall.SizeofCmsghdr != 16 || unsafe.Sizeof(syscall.Timespec{}) != 16 {
+	if !ok {
 		return
 	}
 	rc, err := tc.SyscallConn()
-	if err != nil {
-		return
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
-	}); err != nil || serr != nil {
+	if err != nil || !rxstamp.Enable(rc) {
 		return
 	}
 	hc.st = &arrivalStamps{rc: rc}
@@ -81,29 +71,10 @@ func (hc *h1Conn) read(p []byte) (int, error) {
 // recv is one recvmsg on fd; false asks the poller to wait for data.
 func (hc *h1Conn) recv(fd uintptr) bool {
 	st := hc.st
-	for {
-		n, oobn, _, _, err := syscall.Recvmsg(int(fd), st.p, st.oob[:], 0)
-		switch err {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		}
-		st.n, st.err = n, err
-		if err == nil && oobn >= stampCmsg {
-			hc.arrived = parseStamp(st.oob[:oobn])
-		}
-		return true
+	n, at, err := rxstamp.Recv(int(fd), st.p, st.oob[:])
+	if err == syscall.EAGAIN {
+		return false
 	}
-}
-
-// parseStamp reads an SCM_TIMESTAMPNS control message (zero when b is
-// another).
-func parseStamp(b []byte) time.Time {
-	ne := binary.NativeEndian
-	level, typ := int32(ne.Uint32(b[8:12])), int32(ne.Uint32(b[12:16]))
-	if ne.Uint64(b[0:8]) < stampCmsg || level != syscall.SOL_SOCKET || typ != syscall.SO_TIMESTAMPNS {
-		return time.Time{}
-	}
-	return time.Unix(int64(ne.Uint64(b[16:24])), int64(ne.Uint64(b[24:32])))
+	st.n, st.err, hc.arrived = n, err, at
+	return true
 }
