@@ -46,12 +46,19 @@ type Server struct {
 	// APIKey, when set, is required as a bearer token on every path but
 	// /health, as SGLang's --api-key does.
 	APIKey string
+	// Arrival, when set, gives a request's arrival (the kernel's receive
+	// stamp of its first bytes); the schedule then runs from it rather
+	// than from the handler's start, so that the server's own accept and
+	// parse queue under a wave of requests is not added to the TTFT it
+	// serves. A zero time: the handler's start.
+	Arrival func(*http.Request) time.Time
 
 	requests atomic.Int64
 	inFlight atomic.Int64
 	mu       sync.Mutex
 	maxIn    int64
 	arrivals []time.Time
+	served   []time.Duration
 }
 
 // Requests is how many generation requests arrived.
@@ -71,9 +78,26 @@ func (s *Server) Arrivals() []time.Time {
 	return append([]time.Time(nil), s.arrivals...)
 }
 
+// TakeServed returns the TTFT each streamed request was served with
+// since the last call, from its arrival to the moment its first token
+// was handed to the kernel: the truth a client's TTFT is measured
+// against, whatever the server's own lateness.
+func (s *Server) TakeServed() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.served
+	s.served = nil
+	return out
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
+	if s.Arrival != nil {
+		if at := s.Arrival(r); !at.IsZero() {
+			t0 = at
+		}
+	}
 	if s.APIKey != "" && r.URL.Path != "/health" && r.Header.Get("Authorization") != "Bearer "+s.APIKey {
 		http.Error(w, `{"error":"Unauthorized"}`, http.StatusUnauthorized)
 		return
@@ -203,6 +227,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		flusher.Flush()
+		if i == k {
+			served := time.Since(t0)
+			s.mu.Lock()
+			s.served = append(s.served, served)
+			s.mu.Unlock()
+		}
 	}
 	_, _ = io.Copy(io.Discard, r.Body)
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sglaunch/sglaunch/loadgen/loadgentest"
 )
@@ -23,9 +27,26 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("http://%s\n", l.Addr())
-	srv := &http.Server{Handler: &loadgentest.Server{TTFT: *ttft, ITL: *itl, Hostile: *hostile}}
-	if err := srv.Serve(l); err != nil {
+	stub := &loadgentest.Server{TTFT: *ttft, ITL: *itl, Hostile: *hostile, Arrival: arrival}
+	mux := http.NewServeMux()
+	mux.Handle("/", stub)
+	mux.HandleFunc("GET /stub/served", func(w http.ResponseWriter, _ *http.Request) { served(w, stub) })
+	srv := &http.Server{Handler: mux, ConnContext: withConn}
+	if err := srv.Serve(stampListener{l}); err != nil {
 		fmt.Fprintln(os.Stderr, "stubserver:", err)
 		os.Exit(1)
 	}
+}
+
+// served answers GET /stub/served: how many streams got their first token
+// since the last call, and the median TTFT they were served with, from
+// their arrival on the machine (the truth a client's TTFT is judged by).
+func served(w io.Writer, stub *loadgentest.Server) {
+	d := stub.TakeServed()
+	slices.Sort(d)
+	var med time.Duration
+	if n := len(d); n > 0 {
+		med = (d[(n-1)/2] + d[n/2]) / 2
+	}
+	_ = json.NewEncoder(w).Encode(map[string]float64{"count": float64(len(d)), "median_ms": float64(med) / float64(time.Millisecond), "unstamped": float64(unstamped.Swap(0))})
 }
