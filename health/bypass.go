@@ -60,3 +60,16 @@ func Bypasses(lookup func(name string) (string, bool)) []Bypass {
 	}
 	return out
 }
+
+// IsBypassName reports whether SGLang's /health reads name as one of the
+// settings above. SGLANG_DIAG_BYPASS_HEALTH_GENERATE is newer than the
+// generated environment tables, so a check that goes by the tables alone
+// would call it unread.
+func IsBypassName(name string) bool {
+	for _, r := range bypassRules {
+		if r.name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -162,6 +162,9 @@ func TestSGLangEnvCatalog(t *testing.T) {
 		{"legacy read directly", []string{"SGL_FORCE_SHUTDOWN=1"}, "PASS", "SGLang reads it", ""},
 		{"bad bool", []string{"SGLANG_USE_MODELSCOPE=enabled"}, "WARN", `"enabled" is not a bool SGLang reads`, "write a valid Bool value"},
 		{"bad int", []string{"SGLANG_SORT_WEIGHT_FILES=many"}, "WARN", `"many" is not an integer: SGLang warns and uses the default (0)`, "write a valid Int value"},
+		// Newer than the tables, and read by SGLang's /health: the bypass
+		// check warns on it, so this one must not call it unread.
+		{"health bypass newer than the tables", []string{"SGLANG_DIAG_BYPASS_HEALTH_GENERATE=1"}, "PASS", "SGLang's /health reads it", ""},
 	})
 }
 

@@ -14,17 +14,19 @@ import (
 // came (health_generate in srt/entrypoints/http_server.py).
 const sglangHealthWait = time.Second
 
-// simHealthPollVar scales that wait in the simulator (sim/README.md), so
-// that fast tests may probe with a short timeout.
+// simHealthPollVar scales that wait in sglaunch's simulator
+// (sim/README.md), so that fast tests may probe with a short timeout. It
+// is read only when the installed SGLang is the simulator: SGLang's own
+// wait is fixed.
 const simHealthPollVar = "SGLANG_SIM_HEALTH_POLL_SECONDS"
 
 // checkHealthTiming fails a health.request_timeout that SGLang's /health
 // cannot answer within: every probe would time out, and the server would
 // never become ready, silently, for the whole start_timeout. It says
 // nothing when the timing is sound.
-func checkHealthTiming(p *plan.Plan, env map[string]string) []Finding {
+func checkHealthTiming(p *plan.Plan, env map[string]string, sim bool) []Finding {
 	wait := sglangHealthWait
-	if v, ok := env[simHealthPollVar]; ok {
+	if v, ok := env[simHealthPollVar]; ok && sim {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
 			wait = time.Duration(f * float64(time.Second))
 		}

@@ -115,7 +115,7 @@ func Run(ctx context.Context, plan *plan.Plan, opts Options) *Report {
 		checkModels(plan, uses, items, o),
 		port,
 		checkMultiNode(ctx, plan),
-		checkHealthTiming(plan, envMap(items)),
+		checkHealthTiming(plan, envMap(items), py.sim),
 		checkGPUs(uses, items, gpus, py),
 		{site},
 	} {

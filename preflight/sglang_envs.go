@@ -3,6 +3,7 @@ package preflight
 import (
 	"bytes"
 	"fmt"
+	"github.com/sglaunch/sglaunch/health"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,6 +64,8 @@ func checkSGLangEnv(items []envItem, py *pythonResult) []Finding {
 			c.warn(r.Note+", with a warning", "rename it to "+r.Replacement)
 		case reads(name):
 			c.pass(found)
+		case health.IsBypassName(name):
+			c.pass("SGLang's /health reads it (srt/environ.py at 0003215c, newer than the tables " + cat.Source + ")")
 		default:
 			fix := "remove it"
 			if near := closestAfter("SGLANG_", name, known); len(near) > 0 {
