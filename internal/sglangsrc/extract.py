@@ -35,6 +35,9 @@ CAPTURE_BEGIN = re.compile(r" begin(\.|$)")
 CAPTURE_END = re.compile(r" end(\.|$)")
 
 LOG_CALLS = {"info", "warning", "debug", "error", "critical", "print", "log", "info_once", "warning_once"}
+# Functions that log their second argument through the logger given first
+# (srt/utils: log_info_on_rank0(logger, msg) logs on rank 0 only).
+LOG_HELPERS = {"log_info_on_rank0"}
 METRIC_CLASSES = {"Gauge", "Counter", "Histogram", "Summary"}
 HTTP_METHODS = {"get", "post", "put", "delete", "patch", "api_route", "head", "options"}
 
@@ -88,10 +91,25 @@ def fmt_text(node, names=None):
     return None
 
 
+def name_variants(v, names, depth=0):
+    """The texts a local bound to v can hold: one per branch of an if that
+    binds it to a literal or f-string in each (None for anything else). A
+    conditional expression keeps fmt_text's rule (its else branch)."""
+    if isinstance(v, ast.IfExp) and depth < 3:
+        a, b = name_variants(v.body, names, depth + 1), name_variants(v.orelse, names, depth + 1)
+        return a + b if a is not None and b is not None else None
+    if isinstance(v, (ast.Constant, ast.JoinedStr)):
+        t = fmt_text(v, names)
+        return [t] if t is not None else None
+    return None
+
+
 def fmt_variants(node, names):
     """The texts a log call's format can print: an f-string hole that
-    picks between two literals ({'a' if c else 'b'}) gives one text per
-    literal (at most 8 texts)."""
+    picks between two literals ({'a' if c else 'b'}), or names a local the
+    branches of an if bind to different strings, gives one text per
+    alternative (at most 8 texts)."""
+    names = names or {}
     if isinstance(node, ast.JoinedStr):
         outs = [""]
         for v in node.values:
@@ -99,6 +117,11 @@ def fmt_variants(node, names):
                 alts = [const_str(v.value.body), const_str(v.value.orelse)]
                 if all(x is not None for x in alts) and len(outs) <= 4:
                     outs = [o + x for o in outs for x in alts]
+                    continue
+            if isinstance(v, ast.FormattedValue) and v.format_spec is None and isinstance(v.value, ast.Name) and getattr(names.get(v.value.id), "branches", False):
+                alts = name_variants(names[v.value.id], names)
+                if alts and len(outs) * len(alts) <= 8:
+                    outs = [o + x for o in outs for x in dict.fromkeys(alts)]
                     continue
             piece = fmt_text(ast.JoinedStr(values=[v]), names)
             outs = [o + (piece or "") for o in outs]
@@ -365,11 +388,22 @@ class Walker:
             return
         if isinstance(s, (ast.If, ast.While)):
             self.expr(s.test)
+            before = dict(self.locals)
             self.conds.append((text(s.test), s.test))
             self.block(s.body)
+            after_body, self.locals = self.locals, before
             self.conds[-1] = ("not (" + text(s.test) + ")", negate(s.test))
             self.block(s.orelse)
             self.conds.pop()
+            # A name the two branches bind differently holds either value
+            # after the if: a log line that prints it prints one of both.
+            for k, v in after_body.items():
+                if k not in self.locals:
+                    self.locals[k] = v
+                elif self.locals[k] is not v:
+                    either = ast.IfExp(test=s.test, body=v, orelse=self.locals[k])
+                    either.branches = True  # bound by statements, not an expression
+                    self.locals[k] = either
             return
         if isinstance(s, (ast.For, ast.AsyncFor)):
             self.expr(s.iter)
@@ -509,6 +543,8 @@ class Walker:
                 self.metric(c, f.id)
             elif f.id == "print":
                 self.log(c)
+            elif f.id in LOG_HELPERS and len(c.args) > 1:
+                self.log(c, 1)  # log_info_on_rank0(logger, msg)
             elif f.id == "getenv" and c.args:
                 self.read(c, c.args[0], "getenv", c.args[1] if len(c.args) > 1 else None)
             elif f.id in ("get_bool_env_var", "get_int_env_var", "get_float_env_var", "get_str_env_var") and c.args:
@@ -733,10 +769,10 @@ class Walker:
             return None
         return text(v)
 
-    def log(self, c):
-        if not c.args:
+    def log(self, c, arg=0):
+        if len(c.args) <= arg:
             return
-        for s in fmt_variants(c.args[0], self.locals):
+        for s in fmt_variants(c.args[arg], self.locals):
             hits = [m for m in LOG_MARKERS if m in s and (m != "Capture " or s.startswith("Capture "))]
             if not hits:
                 continue

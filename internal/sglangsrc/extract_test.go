@@ -192,7 +192,7 @@ func TestExtract(t *testing.T) {
 		t.Errorf("metrics %+v", ts.Metrics)
 	}
 	// The second names its text through a local: its plain form is used;
-	// the last picks between two literals: one row each.
+	// the next picks between two literals: one row each.
 	// Each row names the phase it marks; a capture line's verb says
 	// which, and "Capture cuda graph bs ..." (neither) is no row.
 	var formats []string
@@ -207,6 +207,12 @@ func TestExtract(t *testing.T) {
 		"Load weight begin | Load weight begin. avail mem={mem} GB | python/sglang/srt/entrypoints/engine.py:44 | loading weights false",
 		"Capture  | Capture {role} decode CUDA graph begin. bs={bs} | python/sglang/srt/entrypoints/engine.py:45 | capturing CUDA graphs false",
 		"Capture  | Capture {role} decode CUDA graph end. elapsed={t} s | python/sglang/srt/entrypoints/engine.py:46 | CUDA graphs captured true",
+		// A name the branches of an if bind to different strings: one row
+		// per branch (the table had taken the else branch's alone).
+		"Capture  | Capture {role} verify CUDA graph begin. bs={bs} | python/sglang/srt/entrypoints/engine.py:55 | capturing CUDA graphs false",
+		"Capture  | Capture {role} decode CUDA graph begin. bs={bs} | python/sglang/srt/entrypoints/engine.py:55 | capturing CUDA graphs false",
+		// log_info_on_rank0(logger, msg): the message is its second argument.
+		"Capture  | Capture draft extend CUDA graph begin. bs={bs} | python/sglang/srt/entrypoints/engine.py:59 | capturing CUDA graphs false",
 	}
 	if !slices.Equal(formats, wantFormats) {
 		t.Errorf("log formats:\n%s\nwant:\n%s", strings.Join(formats, "\n"), strings.Join(wantFormats, "\n"))

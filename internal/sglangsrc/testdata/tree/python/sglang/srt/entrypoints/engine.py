@@ -45,3 +45,15 @@ def capture(role):
     logger.info(f"Capture {role} decode CUDA graph begin. bs={bs}")
     logger.info(f"Capture {role} decode CUDA graph end. elapsed={t} s")
     logger.info(f"Capture cuda graph bs {bs}")
+
+
+def capture_named(role, speculative):
+    if speculative:
+        capture_name = f"{role} verify"
+    else:
+        capture_name = f"{role} decode"
+    logger.info(f"Capture {capture_name} CUDA graph begin. bs={bs}")
+
+
+def capture_draft(bs):
+    log_info_on_rank0(logger, f"Capture draft extend CUDA graph begin. bs={bs}")
