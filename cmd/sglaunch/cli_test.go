@@ -2,29 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sglaunch/sglaunch/systemd"
 )
-
-// cliRun runs sglaunch's CLI as the binary does, with only vars as its
-// environment.
-func cliRun(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	e := testEnv(&out, &errOut)
-	e.lookupEnv = func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-	code = run(context.Background(), append([]string{"sglaunch"}, args...), e)
-	return code, out.String(), errOut.String()
-}
 
 // recordsFixture writes two records with the README's IDs, as bench
 // would, and returns the state directory and the records directory.
@@ -70,18 +53,21 @@ func TestOptionsAfterArguments(t *testing.T) {
 		{"profiles show", []string{"profiles", "show", "demo", "-h"}, []int{0}, "profiles show"},
 		{"-- ends the options", []string{"config", "--json", "--profile", "demo", "--", "--log-level", "debug"}, []int{0}, `"--log-level"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := cliRun(t, vars, tt.args...)
-			ok := false
-			for _, c := range tt.codes {
-				ok = ok || c == code
-			}
-			if !ok || !strings.Contains(stdout, tt.want) {
-				t.Errorf("sglaunch %s: exit %d (want %v), stdout %q want %q\nstderr: %s", strings.Join(tt.args, " "), code, tt.codes, firstLine(stdout), tt.want, stderr)
-			}
-		})
-	}
+	t.Run("table", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				code, stdout, stderr := cliRun(t, vars, tt.args...)
+				ok := false
+				for _, c := range tt.codes {
+					ok = ok || c == code
+				}
+				if !ok || !strings.Contains(stdout, tt.want) {
+					t.Errorf("sglaunch %s: exit %d (want %v), stdout %q want %q\nstderr: %s", strings.Join(tt.args, " "), code, tt.codes, firstLine(stdout), tt.want, stderr)
+				}
+			})
+		}
+	})
 	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("<html")) {
 		t.Errorf("bench report -o after the IDs wrote no page: %v", err)
 	}
@@ -113,6 +99,7 @@ func TestEveryTypoAnswered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, nil, tt.args...)
 			if code != 2 {
 				t.Errorf("exit %d, want 2\n%s%s", code, stdout, stderr)
@@ -142,6 +129,7 @@ func TestHelpAtEveryLevel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, nil, tt.args...)
 			if code != 0 || !strings.Contains(stdout, tt.want) {
 				t.Errorf("exit %d, want 0 with %q:\n%s%s", code, tt.want, stdout, stderr)
@@ -153,13 +141,6 @@ func TestHelpAtEveryLevel(t *testing.T) {
 // TestNothingSilent pins issue 24, item 3: each of these did nothing and
 // said nothing, with exit 0.
 func TestNothingSilent(t *testing.T) {
-	lookupAccount = func(name string) error {
-		if name == "root" {
-			return nil
-		}
-		return os.ErrNotExist
-	}
-	t.Cleanup(func() { lookupAccount = systemd.LookupAccount })
 	tests := []struct {
 		name string
 		vars map[string]string
@@ -170,12 +151,13 @@ func TestNothingSilent(t *testing.T) {
 		{"--unset of a flag the plan lacks", nil, []string{"config", "--profile", "demo", "--unset", "args.nonexistent"}, 2, "the plan has no flag --nonexistent to remove"},
 		{"lower-case NCCL name", nil, []string{"preflight", "--profile", "demo", "--set", "env.nccl_proto=LL"}, 0, "WARN  nccl_proto"},
 		{"a records directory that is not there", nil, []string{"bench", "list", "--dir", "/nonexistent"}, 2, "--dir /nonexistent: no records directory there"},
-		{"an account that does not exist", nil, []string{"unit", "--profile", "demo", "--user", "sglang"}, 2, "--user sglang: no such account on this host"},
+		{"an account that does not exist", nil, []string{"unit", "--profile", "demo", "--user", "nosuch-sglang"}, 2, "--user nosuch-sglang: no such account on this host"},
 		{"a state directory the service will not see", map[string]string{"SGLAUNCH_STATE_DIR": "/srv/state"}, []string{"unit", "--profile", "demo"}, 0, "SGLAUNCH_STATE_DIR=/srv/state does not reach the service"},
 		{"a skipped GPU check", nil, []string{"preflight", "--profile", "demo"}, 0, "SKIP  gpus"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, tt.vars, tt.args...)
 			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
 				t.Errorf("exit %d (want %d), want %q in:\n%s%s", code, tt.code, tt.want, stdout, stderr)
@@ -232,9 +214,12 @@ func TestJSONLogStream(t *testing.T) {
 // exited 3, outside the documented 0/1/2.
 func TestExitCodesZeroOneTwo(t *testing.T) {
 	for _, args := range [][]string{{"profiles", "shwo"}, {"bench", "help", "nosuch"}, {"help", "profiles", "nosuch"}} {
-		if code, _, stderr := cliRun(t, nil, args...); code != 2 {
-			t.Errorf("%s: exit %d, want 2\n%s", strings.Join(args, " "), code, stderr)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			if code, _, stderr := cliRun(t, nil, args...); code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			}
+		})
 	}
 }
 
@@ -242,19 +227,22 @@ func TestExitCodesZeroOneTwo(t *testing.T) {
 // description, an example and its exit statuses.
 func TestHelpTeaches(t *testing.T) {
 	for path := range helpTexts {
-		args := append(strings.Fields(path), "--help")
-		code, stdout, stderr := cliRun(t, nil, args...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s", path, code, stderr)
-		}
-		for _, want := range []string{"DESCRIPTION:", "EXAMPLES:\n   sglaunch " + path, "EXIT STATUS:\n   "} {
-			if !strings.Contains(stdout, want) {
-				t.Errorf("sglaunch %s --help lacks %q", path, want)
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			args := append(strings.Fields(path), "--help")
+			code, stdout, stderr := cliRun(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-		}
-		if strings.Contains(stdout, "(default: ") {
-			t.Errorf("sglaunch %s --help writes a default as (default: X), not (default X)", path)
-		}
+			for _, want := range []string{"DESCRIPTION:", "EXAMPLES:\n   sglaunch " + path, "EXIT STATUS:\n   "} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("sglaunch %s --help lacks %q", path, want)
+				}
+			}
+			if strings.Contains(stdout, "(default: ") {
+				t.Errorf("sglaunch %s --help writes a default as (default: X), not (default X)", path)
+			}
+		})
 	}
 	for _, c := range commands(testEnv(&bytes.Buffer{}, &bytes.Buffer{})) {
 		paths := []string{c.Name}
