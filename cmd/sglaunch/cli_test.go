@@ -117,6 +117,44 @@ func TestEveryTypoAnswered(t *testing.T) {
 	}
 }
 
+// TestMistypedFlagValue pins issue 24's `tp: eight`: preflight named the
+// fix, but config and serve --dry-run printed the plan as good. Every
+// command that resolves a plan refuses it, at the value's file:line:col;
+// preflight lists it among its findings.
+func TestMistypedFlagValue(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "eight.yaml")
+	if err := os.WriteFile(profile, []byte("name: eight\nextends: demo\nargs:\n  tp: eight\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := profile + `:4:7: args.tp: --tp takes an integer, not "eight"`
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // in stdout + stderr
+	}{
+		{"config", []string{"config", "--profile", profile}, 2, []string{refused, "; write tp: 8"}},
+		{"serve --dry-run", []string{"serve", "--profile", profile, "--dry-run"}, 2, []string{refused, "; write tp: 8"}},
+		{"unit", []string{"unit", "--profile", profile}, 2, []string{refused}},
+		{"config --set", []string{"config", "--profile", "demo", "--set", "args.tp=eight"}, 2, []string{"--set args.tp: --tp takes an integer", "write --set args.tp=8"}},
+		{"preflight", []string{"preflight", "--profile", profile, "--catalog"}, 1, []string{"FAIL  --tp", "fix: write --tp 8", "from: args.tp at " + profile + ":4:3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := cliRun(t, nil, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
 // TestHelpAtEveryLevel pins issue 24: `sglaunch help` was an unknown
 // command although `bench help compare` worked.
 func TestHelpAtEveryLevel(t *testing.T) {
