@@ -49,6 +49,11 @@ type Request struct {
 	SimDir func() (string, error)
 	// StatusAddr is --status-addr, above every other layer.
 	StatusAddr string
+	// KeepMistyped leaves a flag's value of the wrong type (tp: eight)
+	// in the plan instead of refusing it: preflight judges every value
+	// against the installed SGLang and lists each mistake of a profile
+	// at once, where every other command stops at the first.
+	KeepMistyped bool
 }
 
 // layered is the plan under construction.
@@ -133,6 +138,11 @@ func Resolve(req Request) (*Plan, error) {
 
 	if err := expandSimDir(l, req.SimDir); err != nil {
 		return nil, err
+	}
+	if !req.KeepMistyped {
+		if err := checkArgTypes(l.args); err != nil {
+			return nil, err
+		}
 	}
 	python, err := findPython(l.settings["python"], req.LookPath, req.Environ)
 	if err != nil {

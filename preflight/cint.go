@@ -3,8 +3,6 @@ package preflight
 import (
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -83,35 +81,6 @@ func digitValue(b byte) int {
 		return int(b-'A') + 10
 	}
 	return 99
-}
-
-var reUnit = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*([KkMmGgTt])(?:i?[Bb])?$`)
-
-// intended guesses the integer a person meant by text strtoll misreads:
-// 16M, 1e6, true, 010, eight. It returns the decimal text and, for a
-// size, a readable form.
-func intended(raw string) (string, bool) {
-	s := strings.TrimSpace(raw)
-	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return strings.TrimLeft(s, "0+"), true
-	}
-	if m := reUnit.FindStringSubmatch(s); m != nil {
-		f, _ := strconv.ParseFloat(m[1], 64)
-		shift := map[string]float64{"k": 10, "m": 20, "g": 30, "t": 40}[strings.ToLower(m[2])]
-		if n := f * math.Pow(2, shift); n == math.Trunc(n) && n < math.MaxInt64 {
-			return strconv.FormatInt(int64(n), 10), true
-		}
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < math.MaxInt64 {
-		return strconv.FormatInt(int64(f), 10), true
-	}
-	if w, ok := boolWords[strings.ToLower(s)]; ok {
-		return w, true
-	}
-	if w, ok := numberWords[strings.ToLower(s)]; ok {
-		return w, true
-	}
-	return "", false
 }
 
 // sizeNote renders a byte count readably: " (16 MiB)", or "" when it is

@@ -183,9 +183,4 @@ func TestStrtoll(t *testing.T) {
 			t.Errorf("strtoll(%q): got %s, want %s", tt.in, got, tt.want)
 		}
 	}
-	for in, want := range map[string]string{"16M": "16777216", "4MiB": "4194304", "1.5K": "1536", "1e6": "1000000", "yes": "1", "eight": "8", "010": "10"} {
-		if got, _ := intended(in); got != want {
-			t.Errorf("intended(%q): got %q, want %q", in, got, want)
-		}
-	}
 }

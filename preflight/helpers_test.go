@@ -40,6 +40,8 @@ func resolveProfile(t *testing.T, p *profiles.Profile, mode string, extra ...str
 		Profile: p, Mode: mode, Extra: extra, Environ: os.Environ(),
 		LookPath: exec.LookPath,
 		SimDir:   func() (string, error) { return "", os.ErrNotExist },
+		// As the preflight command resolves: a mistyped value is a finding.
+		KeepMistyped: true,
 	})
 	if err != nil {
 		t.Fatalf("resolve: %v", err)

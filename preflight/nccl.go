@@ -8,6 +8,7 @@ import (
 
 	"github.com/sglaunch/sglaunch/catalog"
 	"github.com/sglaunch/sglaunch/internal/hostprobe"
+	"github.com/sglaunch/sglaunch/internal/pyvalue"
 )
 
 // ncclSpecial are the variables with their own parser in NCCL.
@@ -165,7 +166,7 @@ func parseNCCLInt(c *verdicts, v *catalog.EnvVar, raw string) (int64, bool) {
 	fix := "write a plain decimal integer"
 	if r.overflow {
 		fix = "write a smaller number (at most 9223372036854775807)"
-	} else if want, ok := intended(raw); ok {
+	} else if want, ok := pyvalue.Intended(raw); ok {
 		n, _ := strconv.ParseInt(want, 10, 64)
 		fix = fmt.Sprintf("write %s=%s%s", name, want, size(n))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/pyvalue"
 )
 
 var reCollectives = regexp.MustCompile(`Broadcast(?:,[A-Za-z]+)+`)
@@ -230,7 +231,7 @@ func checkTypedBool(c *verdicts, v *catalog.EnvVar, value string) {
 		return
 	}
 	fix := fmt.Sprintf("write %s=1 or %s=0", v.Name, v.Name)
-	if w, ok := boolWords[strings.ToLower(strings.TrimSpace(value))]; ok {
+	if w, ok := pyvalue.BoolWord(value); ok {
 		fix = fmt.Sprintf("write %s=%s", v.Name, w)
 	}
 	c.fail(fmt.Sprintf("%s is not one of %s: NCCL 2.30.7 silently uses the default (%s)", strconv.Quote(value), strings.Join(v.Tokens, "|"), v.Default), fix)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/pyvalue"
 )
 
 // checkSGLangEnv checks the managed SGLANG_* and SGL_* variables: does the
@@ -95,11 +96,11 @@ func checkSGLangValue(c *verdicts, v *catalog.SGLangEnv, value string) {
 			bad = "not a bool SGLang reads (true/1/yes/y or false/0/no/n)"
 		}
 	case "EnvInt":
-		if !pyInt(t) {
+		if !pyvalue.Int(t) {
 			bad = "not an integer"
 		}
 	case "EnvFloat":
-		if !pyFloat(t) {
+		if !pyvalue.Float(t) {
 			bad = "not a number"
 		}
 	}

@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sglaunch/sglaunch/catalog"
+	"github.com/sglaunch/sglaunch/internal/pyvalue"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/plan"
 )
@@ -255,11 +255,11 @@ func checkValues(c *verdicts, f *catalog.Flag, u catalog.Use) {
 	for _, v := range vals {
 		typ := f.Type
 		if typ == "int" && catalog.HumanReadableInt(f.Name) {
-			typ = "human-int"
+			typ = pyvalue.TypeHumanInt
 		}
-		if msg := typeError(typ, v); msg != "" {
+		if msg := pyvalue.TypeError(typ, v); msg != "" {
 			fix := fmt.Sprintf("write %s with a%s %s value", u.Written, an(f.Type), f.Type)
-			if want, ok := intended(v); ok && (f.Type == "int" || f.Type == "float") {
+			if want, ok := pyvalue.Intended(v); ok && (f.Type == "int" || f.Type == "float") {
 				fix = fmt.Sprintf("write %s %s", u.Written, want)
 			}
 			c.fail(fmt.Sprintf("%s: SGLang (argparse) exits with 'argument %s: invalid %s value: '%s''", msg, f.Name, f.Type, v), fix)
@@ -280,67 +280,6 @@ func an(t string) string {
 		return "n"
 	}
 	return ""
-}
-
-// typeError says why Python's int(), float() or json.loads() would
-// reject v, or "" when it accepts it.
-func typeError(typ, v string) string {
-	s := strings.TrimSpace(v)
-	switch typ {
-	case "int":
-		if pyInt(s) {
-			return ""
-		}
-		return strconv.Quote(v) + " is not an integer"
-	case "human-int":
-		if pyInt(s) || reHumanInt.MatchString(s) {
-			return ""
-		}
-		return strconv.Quote(v) + " is not an integer (128k and 4K forms are accepted too)"
-	case "float":
-		if pyFloat(s) {
-			return ""
-		}
-		return strconv.Quote(v) + " is not a number"
-	case "json":
-		if json.Valid([]byte(s)) {
-			return ""
-		}
-		return strconv.Quote(v) + " is not valid JSON"
-	}
-	return ""
-}
-
-// reHumanInt is what SGLang's human_readable_int takes besides a plain
-// integer: k/m/g/t for powers of 1000, K/M/G/T for powers of 1024.
-var reHumanInt = regexp.MustCompile(`^\d+(?:\.\d+)?[kKmMgGtT]$`)
-
-// pyInt reports whether Python's int(s) accepts s: an optional sign,
-// decimal digits, single underscores between digits.
-func pyInt(s string) bool {
-	s = strings.TrimLeft(s, "+-")
-	if s == "" || s[0] == '_' || s[len(s)-1] == '_' || strings.Contains(s, "__") {
-		return false
-	}
-	for _, r := range s {
-		if (r < '0' || r > '9') && r != '_' {
-			return false
-		}
-	}
-	return true
-}
-
-// pyFloat reports whether Python's float(s) accepts s.
-func pyFloat(s string) bool {
-	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-	case "inf", "infinity", "nan":
-		return true
-	}
-	if strings.Contains(s, "__") || strings.HasPrefix(s, "_") || strings.HasSuffix(s, "_") || strings.Contains(strings.ToLower(s), "0x") {
-		return false
-	}
-	_, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
-	return err == nil
 }
 
 func containsStr(s []string, v string) bool {

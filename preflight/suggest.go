@@ -87,18 +87,3 @@ func orList(words []string) string {
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
-
-// numberWords are the spelled-out numbers a profile might hold where an
-// integer belongs (tp: eight).
-var numberWords = map[string]string{
-	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-	"six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11",
-	"twelve": "12", "thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16",
-	"thirty-two": "32", "sixty-four": "64",
-}
-
-// boolWords maps the words people write for a switch to 1 or 0.
-var boolWords = map[string]string{
-	"true": "1", "yes": "1", "on": "1", "y": "1", "t": "1", "enable": "1", "enabled": "1",
-	"false": "0", "no": "0", "off": "0", "n": "0", "f": "0", "disable": "0", "disabled": "0",
-}

@@ -49,6 +49,9 @@ func TestLayering(t *testing.T) {
 		{"internal/tail", []string{"plan", "launcher", "internal/childproc"}},
 		{"internal/statefile", []string{"plan", "launcher", "internal/statedir"}},
 		{"internal/jsonout", []string{"plan", "launcher", "internal/redact"}},
+		// internal/pyvalue reads strings as Python would; it knows no
+		// flag, plan or process.
+		{"internal/pyvalue", []string{"catalog", "plan", "profiles", "launcher"}},
 		// internal/cliflow arranges and answers command lines; it knows
 		// no command of sglaunch's and resolves or runs nothing.
 		// internal/selfexe names the binary a unit or job runs; it

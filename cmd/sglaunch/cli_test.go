@@ -2,29 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sglaunch/sglaunch/systemd"
 )
-
-// cliRun runs sglaunch's CLI as the binary does, with only vars as its
-// environment.
-func cliRun(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	e := testEnv(&out, &errOut)
-	e.lookupEnv = func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-	code = run(context.Background(), append([]string{"sglaunch"}, args...), e)
-	return code, out.String(), errOut.String()
-}
 
 // recordsFixture writes two records with the README's IDs, as bench
 // would, and returns the state directory and the records directory.
@@ -70,18 +53,21 @@ func TestOptionsAfterArguments(t *testing.T) {
 		{"profiles show", []string{"profiles", "show", "demo", "-h"}, []int{0}, "profiles show"},
 		{"-- ends the options", []string{"config", "--json", "--profile", "demo", "--", "--log-level", "debug"}, []int{0}, `"--log-level"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := cliRun(t, vars, tt.args...)
-			ok := false
-			for _, c := range tt.codes {
-				ok = ok || c == code
-			}
-			if !ok || !strings.Contains(stdout, tt.want) {
-				t.Errorf("sglaunch %s: exit %d (want %v), stdout %q want %q\nstderr: %s", strings.Join(tt.args, " "), code, tt.codes, firstLine(stdout), tt.want, stderr)
-			}
-		})
-	}
+	t.Run("table", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				code, stdout, stderr := cliRun(t, vars, tt.args...)
+				ok := false
+				for _, c := range tt.codes {
+					ok = ok || c == code
+				}
+				if !ok || !strings.Contains(stdout, tt.want) {
+					t.Errorf("sglaunch %s: exit %d (want %v), stdout %q want %q\nstderr: %s", strings.Join(tt.args, " "), code, tt.codes, firstLine(stdout), tt.want, stderr)
+				}
+			})
+		}
+	})
 	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("<html")) {
 		t.Errorf("bench report -o after the IDs wrote no page: %v", err)
 	}
@@ -99,6 +85,10 @@ func TestEveryTypoAnswered(t *testing.T) {
 		{"profiles typo exited 3", []string{"profiles", "shwo", "demo"}, []string{`unknown profiles command "shwo"`, "did you mean show?"}},
 		{"command typo", []string{"confgi", "--profile", "demo"}, []string{`unknown command "confgi"`, "did you mean config?"}},
 		{"help of an unknown command", []string{"help", "bnech"}, []string{`unknown command "bnech"`, "did you mean bench?"}},
+		{"help of a subcommand typo", []string{"bench", "help", "comapre"}, []string{`unknown bench command "comapre"`, "did you mean compare?", "bench commands: list, show, compare"}},
+		{"help of a subcommand typo, from the top", []string{"help", "bench", "comapre"}, []string{`unknown bench command "comapre"`, "did you mean compare?"}},
+		{"help of a profiles typo", []string{"profiles", "help", "shwo"}, []string{`unknown profiles command "shwo"`, "did you mean show?"}},
+		{"help of a name near none", []string{"bench", "help", "nosuch"}, []string{`unknown bench command "nosuch" (bench commands: list, show, compare, export, report; see ` + "`sglaunch bench --help`)"}},
 		{"option before the command", []string{"--profile", "demo", "serve"}, []string{"--profile is an option of the command", "sglaunch serve --profile demo"}},
 		{"option without a command", []string{"--profile", "demo"}, []string{"--profile is an option of a command", "serve"}},
 		{"profile as an argument", []string{"config", "demo"}, []string{`unexpected argument "demo"`, "sglaunch config --profile demo"}},
@@ -113,6 +103,7 @@ func TestEveryTypoAnswered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, nil, tt.args...)
 			if code != 2 {
 				t.Errorf("exit %d, want 2\n%s%s", code, stdout, stderr)
@@ -120,6 +111,44 @@ func TestEveryTypoAnswered(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestMistypedFlagValue pins issue 24's `tp: eight`: preflight named the
+// fix, but config and serve --dry-run printed the plan as good. Every
+// command that resolves a plan refuses it, at the value's file:line:col;
+// preflight lists it among its findings.
+func TestMistypedFlagValue(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "eight.yaml")
+	if err := os.WriteFile(profile, []byte("name: eight\nextends: demo\nargs:\n  tp: eight\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := profile + `:4:7: args.tp: --tp takes an integer, not "eight"`
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // in stdout + stderr
+	}{
+		{"config", []string{"config", "--profile", profile}, 2, []string{refused, "; write tp: 8"}},
+		{"serve --dry-run", []string{"serve", "--profile", profile, "--dry-run"}, 2, []string{refused, "; write tp: 8"}},
+		{"unit", []string{"unit", "--profile", profile}, 2, []string{refused}},
+		{"config --set", []string{"config", "--profile", "demo", "--set", "args.tp=eight"}, 2, []string{"--set args.tp: --tp takes an integer", "write --set args.tp=8"}},
+		{"preflight", []string{"preflight", "--profile", profile, "--catalog"}, 1, []string{"FAIL  --tp", "fix: write --tp 8", "from: args.tp at " + profile + ":4:3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := cliRun(t, nil, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, stdout, stderr)
 				}
 			}
 		})
@@ -142,6 +171,7 @@ func TestHelpAtEveryLevel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, nil, tt.args...)
 			if code != 0 || !strings.Contains(stdout, tt.want) {
 				t.Errorf("exit %d, want 0 with %q:\n%s%s", code, tt.want, stdout, stderr)
@@ -153,13 +183,6 @@ func TestHelpAtEveryLevel(t *testing.T) {
 // TestNothingSilent pins issue 24, item 3: each of these did nothing and
 // said nothing, with exit 0.
 func TestNothingSilent(t *testing.T) {
-	lookupAccount = func(name string) error {
-		if name == "root" {
-			return nil
-		}
-		return os.ErrNotExist
-	}
-	t.Cleanup(func() { lookupAccount = systemd.LookupAccount })
 	tests := []struct {
 		name string
 		vars map[string]string
@@ -170,12 +193,13 @@ func TestNothingSilent(t *testing.T) {
 		{"--unset of a flag the plan lacks", nil, []string{"config", "--profile", "demo", "--unset", "args.nonexistent"}, 2, "the plan has no flag --nonexistent to remove"},
 		{"lower-case NCCL name", nil, []string{"preflight", "--profile", "demo", "--set", "env.nccl_proto=LL"}, 0, "WARN  nccl_proto"},
 		{"a records directory that is not there", nil, []string{"bench", "list", "--dir", "/nonexistent"}, 2, "--dir /nonexistent: no records directory there"},
-		{"an account that does not exist", nil, []string{"unit", "--profile", "demo", "--user", "sglang"}, 2, "--user sglang: no such account on this host"},
+		{"an account that does not exist", nil, []string{"unit", "--profile", "demo", "--user", "nosuch-sglang"}, 2, "--user nosuch-sglang: no such account on this host"},
 		{"a state directory the service will not see", map[string]string{"SGLAUNCH_STATE_DIR": "/srv/state"}, []string{"unit", "--profile", "demo"}, 0, "SGLAUNCH_STATE_DIR=/srv/state does not reach the service"},
 		{"a skipped GPU check", nil, []string{"preflight", "--profile", "demo"}, 0, "SKIP  gpus"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			code, stdout, stderr := cliRun(t, tt.vars, tt.args...)
 			if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
 				t.Errorf("exit %d (want %d), want %q in:\n%s%s", code, tt.code, tt.want, stdout, stderr)
@@ -232,9 +256,12 @@ func TestJSONLogStream(t *testing.T) {
 // exited 3, outside the documented 0/1/2.
 func TestExitCodesZeroOneTwo(t *testing.T) {
 	for _, args := range [][]string{{"profiles", "shwo"}, {"bench", "help", "nosuch"}, {"help", "profiles", "nosuch"}} {
-		if code, _, stderr := cliRun(t, nil, args...); code != 2 {
-			t.Errorf("%s: exit %d, want 2\n%s", strings.Join(args, " "), code, stderr)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			if code, _, stderr := cliRun(t, nil, args...); code != 2 {
+				t.Errorf("exit %d, want 2\n%s", code, stderr)
+			}
+		})
 	}
 }
 
@@ -242,19 +269,22 @@ func TestExitCodesZeroOneTwo(t *testing.T) {
 // description, an example and its exit statuses.
 func TestHelpTeaches(t *testing.T) {
 	for path := range helpTexts {
-		args := append(strings.Fields(path), "--help")
-		code, stdout, stderr := cliRun(t, nil, args...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s", path, code, stderr)
-		}
-		for _, want := range []string{"DESCRIPTION:", "EXAMPLES:\n   sglaunch " + path, "EXIT STATUS:\n   "} {
-			if !strings.Contains(stdout, want) {
-				t.Errorf("sglaunch %s --help lacks %q", path, want)
+		t.Run(path, func(t *testing.T) {
+			t.Parallel()
+			args := append(strings.Fields(path), "--help")
+			code, stdout, stderr := cliRun(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-		}
-		if strings.Contains(stdout, "(default: ") {
-			t.Errorf("sglaunch %s --help writes a default as (default: X), not (default X)", path)
-		}
+			for _, want := range []string{"DESCRIPTION:", "EXAMPLES:\n   sglaunch " + path, "EXIT STATUS:\n   "} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("sglaunch %s --help lacks %q", path, want)
+				}
+			}
+			if strings.Contains(stdout, "(default: ") {
+				t.Errorf("sglaunch %s --help writes a default as (default: X), not (default X)", path)
+			}
+		})
 	}
 	for _, c := range commands(testEnv(&bytes.Buffer{}, &bytes.Buffer{})) {
 		paths := []string{c.Name}

@@ -50,8 +50,15 @@ func (e *env) loadProfile(c *cli.Context, s plan.Config) (*profiles.Profile, err
 	return e.finder(s).Load(ref)
 }
 
-// loadPlan resolves the plan for mode from the command line.
+// loadPlan resolves the plan for mode from the command line; a flag's
+// value of the wrong type (tp: eight) is an input error.
 func (e *env) loadPlan(c *cli.Context, mode string) (*plan.Plan, plan.Config, error) {
+	return e.resolvePlan(c, mode, false)
+}
+
+// resolvePlan resolves the plan for mode from the command line;
+// keepMistyped leaves values of the wrong type for preflight to list.
+func (e *env) resolvePlan(c *cli.Context, mode string, keepMistyped bool) (*plan.Plan, plan.Config, error) {
 	s, err := e.settings(c)
 	if err != nil {
 		return nil, s, err
@@ -78,7 +85,8 @@ func (e *env) loadPlan(c *cli.Context, mode string) (*plan.Plan, plan.Config, er
 		LookPath: e.lookPath,
 		SimDir:   e.simDir(c),
 		// Only serve and bench define --status-addr.
-		StatusAddr: c.String("status-addr"),
+		StatusAddr:   c.String("status-addr"),
+		KeepMistyped: keepMistyped,
 	})
 	return plan, s, err
 }

@@ -22,7 +22,9 @@ func preflightCommand(e *env) *cli.Command {
 			"Exit status: 0 when nothing fails, 1 when a check fails, 2 on bad input.",
 		Flags: []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
 		Action: func(c *cli.Context) error {
-			plan, s, err := e.loadPlan(c, c.String("mode"))
+			// Every mistake of the profile is a finding, the flag
+			// values of the wrong type too, not an input error.
+			plan, s, err := e.resolvePlan(c, c.String("mode"), true)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sglaunch/sglaunch/internal/cliflow"
@@ -181,37 +182,40 @@ func TestREADMEExamples(t *testing.T) {
 		}
 	}
 	vars := map[string]string{"SGLAUNCH_STATE_DIR": state, "SGLAUNCH_PROFILE_PATH": profiles}
-	t.Chdir(t.TempDir()) // -o FILE lands here
-	ran := 0
-	for _, ex := range examples {
-		args := exampleArgs(ex.text)
-		if len(args) == 0 {
-			continue
+	// Each runs in a directory of its own (cliRun's), where -o FILE lands.
+	var ran atomic.Int32
+	t.Run("examples", func(t *testing.T) {
+		for _, ex := range examples {
+			args := exampleArgs(ex.text)
+			if len(args) == 0 {
+				continue
+			}
+			t.Run(ex.where+" "+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
+				var stdout, stderr bytes.Buffer
+				e := testEnv(&stdout, &stderr)
+				if _, err := cliflow.Arrange(newApp(e), append([]string{"sglaunch"}, args...), checkArgs); err != nil {
+					t.Fatalf("%s: %q does not parse: %v", ex.where, ex.text, err)
+				}
+				ok, why := offline(args)
+				if !ok {
+					t.Logf("%s: parsed, not run: %s", ex.where, why)
+					return
+				}
+				if args[0] == "serve" && !slices.Contains(args, "--dry-run") {
+					args = append(args, "--dry-run")
+				}
+				code, out, errOut := cliRun(t, vars, args...)
+				// 1 is a verdict (a failed check, a difference, a slower B),
+				// 2 an input error: the README would be wrong.
+				if code == 2 {
+					t.Errorf("%s: %q: exit 2\n%s%s", ex.where, ex.text, out, errOut)
+				}
+				ran.Add(1)
+			})
 		}
-		t.Run(ex.where+" "+strings.Join(args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			e := testEnv(&stdout, &stderr)
-			if _, err := cliflow.Arrange(newApp(e), append([]string{"sglaunch"}, args...), checkArgs); err != nil {
-				t.Fatalf("%s: %q does not parse: %v", ex.where, ex.text, err)
-			}
-			ok, why := offline(args)
-			if !ok {
-				t.Logf("%s: parsed, not run: %s", ex.where, why)
-				return
-			}
-			if args[0] == "serve" && !slices.Contains(args, "--dry-run") {
-				args = append(args, "--dry-run")
-			}
-			code, out, errOut := cliRun(t, vars, args...)
-			// 1 is a verdict (a failed check, a difference, a slower B),
-			// 2 an input error: the README would be wrong.
-			if code == 2 {
-				t.Errorf("%s: %q: exit 2\n%s%s", ex.where, ex.text, out, errOut)
-			}
-			ran++
-		})
-	}
-	if ran < 15 {
-		t.Errorf("ran %d examples; the README and help texts hold more that run offline", ran)
+	})
+	if n := ran.Load(); n < 15 {
+		t.Errorf("ran %d examples; the README and help texts hold more that run offline", n)
 	}
 }

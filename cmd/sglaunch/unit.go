@@ -13,9 +13,6 @@ import (
 	"github.com/sglaunch/sglaunch/systemd"
 )
 
-// lookupAccount is what --user is checked with; tests replace it.
-var lookupAccount = systemd.LookupAccount
-
 func unitCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "unit",
@@ -32,7 +29,7 @@ func unitCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "harden", Usage: "add the sandboxing a CUDA server tolerates (each option's reason is in the unit)"},
 			&cli.BoolFlag{Name: "user-unit", Usage: "write a unit for your own systemd (systemctl --user): wanted by default.target, no User=, no limits a user manager would clamp"},
 		},
-		Before: func(c *cli.Context) error { return systemd.CheckUser(c.String("user"), lookupAccount) },
+		Before: func(c *cli.Context) error { return systemd.CheckUser(c.String("user"), systemd.LookupAccount) },
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return inputerr.Errorf("unit: unexpected argument %q; the unit runs the profile as it is (set values in the profile, not here)", c.Args().First())
