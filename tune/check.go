@@ -1,6 +1,8 @@
 package tune
 
 import (
+	"fmt"
+
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/plan"
@@ -23,13 +25,17 @@ func Check(rec *Record, fromProfile []workload.Workload, resolve func(sets []str
 	if err != nil {
 		return workload.Workload{}, nil, err
 	}
-	if n := base.MultiNode.Nodes; n > 1 {
-		return workload.Workload{}, nil, inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and tune starts servers on this host only", base.Profile, n)
+	if base.MultiNode.Enabled() {
+		return workload.Workload{}, nil, multiNode(base, "")
 	}
 	for _, p := range rec.Space.Params {
 		for _, v := range p.Values {
-			if _, err := resolve([]string{p.Key + "=" + v}); err != nil {
+			pl, err := resolve([]string{p.Key + "=" + v})
+			if err != nil {
 				return workload.Workload{}, nil, inputerr.Errorf("%s: parameters.%s: %s: %w", rec.Space.File, p.Key, v, err)
+			}
+			if pl.MultiNode.Enabled() {
+				return workload.Workload{}, nil, multiNode(pl, fmt.Sprintf("%s: parameters.%s: %s: ", rec.Space.File, p.Key, v))
 			}
 		}
 	}
@@ -43,4 +49,14 @@ func (r *Record) StoreDir(def string) string {
 		return r.RecordsDir()
 	}
 	return def
+}
+
+// multiNode refuses a point that spans nodes: tune starts every point's
+// server on one host, as bench does, and a task of tune --slurm's job
+// array gets one node. It says what to do instead.
+func multiNode(p *plan.Plan, where string) error {
+	return inputerr.Errorf("%sprofile %s spans %d nodes (multinode.nodes), and tune starts each point's server on one host, with --slurm too (each task of its job array gets one node): it does not tune multi-node servers. "+
+		"Instead, tune on one node a variant of the profile that fits there (multinode.nodes: 1, --tp-size × --pp-size within one node's GPUs), minding that NCCL settings measured within a node may not carry over to the network between nodes; "+
+		"or measure each multi-node setting by hand: a profile P that extends: %s and sets it, served with sglaunch slurm --profile P, measured with sglaunch bench --profile P --url http://RANK0:PORT, compared with sglaunch bench compare",
+		where, p.Profile, p.MultiNode.Nodes, p.Profile)
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// TestCheck pins what a tune refuses before any launch: a base that spans
-// nodes, and a value of the space its plan cannot take (named by file,
-// key and value).
+// TestCheck pins what a tune refuses before any launch: a base, or a
+// value of the space, whose plan spans nodes (saying what to do
+// instead), and a value of the space its plan cannot take (named by
+// file, key and value).
 func TestCheck(t *testing.T) {
 	rec := &Record{Space: Space{File: "s.yaml", Objective: Objective{Workload: "w"},
 		Params: []Param{{Key: "args.mem-fraction-static", Values: []string{"0.8", "1.5"}}}}}
@@ -24,7 +25,8 @@ func TestCheck(t *testing.T) {
 		want  string
 	}{
 		{"fits", 1, "", ""},
-		{"spans nodes", 2, "", "spans 2 nodes"},
+		{"spans nodes", 2, "", "profile base spans 2 nodes (multinode.nodes), and tune starts each point's server on one host, with --slurm too"},
+		{"a value spans nodes", 1, "spans:args.mem-fraction-static=0.8", "s.yaml: parameters.args.mem-fraction-static: 0.8: profile base spans 2 nodes"},
 		{"bad value", 1, "args.mem-fraction-static=1.5", "s.yaml: parameters.args.mem-fraction-static: 1.5: out of range"},
 	}
 	for _, tt := range tests {
@@ -35,6 +37,9 @@ func TestCheck(t *testing.T) {
 				}
 				p := &plan.Plan{Profile: "base"}
 				p.MultiNode.Nodes = tt.nodes
+				if len(sets) == 1 && "spans:"+sets[0] == tt.bad {
+					p.MultiNode.Nodes = 2
+				}
 				return p, nil
 			}
 			w, base, err := Check(rec, profile, resolve)

@@ -19,14 +19,18 @@
 // when it beats the baseline beyond noise, by the statistics of bench
 // compare (Welch's 95 % interval); then a profile that extends the base
 // and sets only what changed is written beside the record. A tune may
-// also be split into a job array (Prepare, then one session per share
-// with Config.Shard, each into its own file; Record.Collect gathers the
-// shares for the judgement).
+// also run as Slurm job arrays, stage after stage (PrepareArray plans
+// stage 0; one session per share with Config.Shard measures the stage's
+// items, each into its own file; Record.Collect gathers the shares, and
+// NextArray plans the next stage of the points left, the same ones a
+// local search would measure next: points a task left, halving's
+// contenders; with none left, the judgement).
 //
 // The command hands it its flags as Options: Open starts the record (or
 // resumes one, or a share of one), Check readies the search before any
 // launch (the objective's workload, the base plan, every value of the
-// space resolved), PrepareArray writes the sbatch script of a job array.
+// space resolved), PrepareArray and NextArray write the sbatch script of
+// a stage's job array.
 //
 // What it must not do: start or stop a server itself (the caller hands
 // it a launch function), load or resolve profiles (the caller hands it

@@ -22,8 +22,8 @@ const tailLines = 12
 // objective's workload on it, into a bench record of its own. With race,
 // the rounds stop once the point is beyond noise worse than the best
 // point so far. A crash or a failed workload marks the point failed; a
-// signal puts it back to pending (its partial record is kept, marked
-// interrupted) and returns Interrupted.
+// signal puts it back as it was, pending or with its earlier rounds (its
+// partial record is kept, marked interrupted), and returns Interrupted.
 func (t *tuner) measure(ctx context.Context, pt *Point, rounds int, race bool) error {
 	began := timeNow()
 	pl := t.plans[pt.N]
@@ -61,6 +61,10 @@ func (t *tuner) measure(ctx context.Context, pt *Point, rounds int, race bool) e
 	t.mu.Lock()
 	t.current = sigs
 	t.mu.Unlock()
+	prevStatus := PointPending
+	if len(pt.Rounds) > 0 {
+		prevStatus = PointOK // a contender measured before, for more rounds
+	}
 	pt.Status, pt.Raced = PointRunning, ""
 	pt.Records = append(pt.Records, br.ID)
 	t.prog.start(pt)
@@ -80,7 +84,7 @@ func (t *tuner) measure(ctx context.Context, pt *Point, rounds int, race bool) e
 	var ierr *bench.Interrupted
 	if errors.As(runErr, &ierr) || t.interrupted() != nil {
 		pt.Rounds = pt.Rounds[:before]
-		pt.Status, pt.Raced = PointPending, ""
+		pt.Status = prevStatus
 		pt.WallSeconds += timeNow().Sub(began).Seconds()
 		if err := t.interrupted(); err != nil {
 			return err

@@ -36,8 +36,13 @@ type Options struct {
 	// Slurm plans the tune for a job array: its directory is absolute and
 	// its records are its own (Record.Shared).
 	Slurm bool
-	// Shard is --shard K/N, a task of a job array.
+	// Shard is --shard K/N, a task of a job array; Stage is --stage, the
+	// array's stage.
 	Shard string
+	Stage int
+	// Local is --local: a resumed tune --slurm measures the points left
+	// here instead of printing the next stage's job array.
+	Local bool
 	// Given reports whether the command line gave the flag named.
 	Given func(flag string) bool
 	// Argv is the command line, redacted, for the record.
@@ -61,13 +66,22 @@ func Open(o Options) (rec *Record, shard, shards int, err error) {
 	if rec, err = o.record(); err != nil {
 		return nil, 0, 0, err
 	}
-	if shard, shards, err = ParseShard(o.Shard); err != nil || shards == 0 {
-		return rec, shard, shards, err
+	if shard, shards, err = ParseShard(o.Shard); err != nil {
+		return nil, 0, 0, err
 	}
-	if rec.Space.Strategy == StrategyHalving {
-		return nil, 0, 0, inputerr.Errorf("--shard: halving relaunches points across stages and cannot be split into a job array; use grid, random or adaptive")
+	if o.Local && rec.Array == nil {
+		return nil, 0, 0, inputerr.Errorf("--local: tune %s was not planned as a job array (tune --slurm); a plain --resume measures here already", rec.Dir())
 	}
-	if rec, err = LoadShard(rec.Dir(), shard); err != nil {
+	if shards == 0 {
+		if o.Given("stage") {
+			return nil, 0, 0, inputerr.Errorf("--stage goes with --shard: a task of a tune's job array measures a share of its stage")
+		}
+		return rec, 0, 0, nil
+	}
+	if o.Local {
+		return nil, 0, 0, inputerr.Errorf("--local goes with --resume of a tune --slurm planned, not with --shard")
+	}
+	if rec, err = LoadShard(rec.Dir(), o.Stage, shard); err != nil {
 		return nil, 0, 0, err
 	}
 	return rec, shard, shards, nil
@@ -109,8 +123,10 @@ func (o Options) record() (*Record, error) {
 	if _, err := os.Stat(filepath.Join(dir, RecordFile)); err == nil {
 		return nil, inputerr.Errorf("--dir %s holds a tune already; resume it with --resume %s, or pick another directory", dir, dir)
 	}
-	if o.Given("shard") {
-		return nil, inputerr.Errorf("--shard goes with --resume DIR: a task of a job array measures a share of a tune --slurm planned")
+	for _, f := range []string{"shard", "stage", "local"} {
+		if o.Given(f) {
+			return nil, inputerr.Errorf("--%s goes with --resume DIR of a tune --slurm planned", f)
+		}
 	}
 	if o.Slurm {
 		abs, err := filepath.Abs(dir)

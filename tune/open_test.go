@@ -127,6 +127,27 @@ func TestOpenResume(t *testing.T) {
 	if _, _, _, err := Open(o); err == nil || !strings.Contains(err.Error(), "holds a tune already") {
 		t.Errorf("--dir of a saved tune: err %v", err)
 	}
+	// --local, --stage: only for a tune --slurm planned, and --stage
+	// only for a task (--shard).
+	local := Options{TunesDir: o.TunesDir, Resume: rec.ID, Local: true, Given: given("local")}
+	if _, _, _, err := Open(local); err == nil || !inputerr.Is(err) || !strings.Contains(err.Error(), "--local: tune "+rec.Dir()+" was not planned as a job array") {
+		t.Errorf("--local of a tune without --slurm: err %v", err)
+	}
+	rec.Array = &Array{Tasks: 2}
+	if err := rec.Save(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _, err := Open(local); err != nil || got.Array == nil {
+		t.Errorf("--local of a tune --slurm planned: %v", err)
+	}
+	for _, r := range []Options{
+		{TunesDir: o.TunesDir, Resume: rec.ID, Stage: 1, Given: given("stage")},
+		{TunesDir: o.TunesDir, Resume: rec.ID, Local: true, Shard: "0/2", Given: given("local", "shard")},
+	} {
+		if _, _, _, err := Open(r); err == nil || !inputerr.Is(err) {
+			t.Errorf("%+v: err %v, want an input error", r, err)
+		}
+	}
 }
 
 func TestParseShard(t *testing.T) {

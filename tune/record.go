@@ -64,6 +64,12 @@ type Record struct {
 	// bench records live in its directory (RecordsDir), which every task
 	// of the array shares.
 	Shared bool `json:"shared,omitempty"`
+	// Array is how tune --slurm runs it: the sbatch settings and the
+	// stage (job array) in progress.
+	Array *Array `json:"array,omitempty"`
+	// HalvingStage is the last stage halving began (0: every point's
+	// first round).
+	HalvingStage int `json:"halving_stage,omitempty"`
 
 	dir string
 	// file is what Save writes: tune.json, or a task's shard file.
@@ -203,8 +209,10 @@ func (r *Record) Path() string {
 // RecordsDir is where a shared tune's bench records live.
 func (r *Record) RecordsDir() string { return filepath.Join(r.dir, "records") }
 
-// shardPath is where task k of a job array keeps its share.
-func shardPath(dir string, k int) string { return filepath.Join(dir, fmt.Sprintf("shard-%d.json", k)) }
+// shardPath is where task k of a stage's job array keeps its share.
+func shardPath(dir string, stage, k int) string {
+	return filepath.Join(dir, fmt.Sprintf("shard-%d-%d.json", stage, k))
+}
 
 // Save writes the record atomically: a kill -9 leaves the last one whole.
 func (r *Record) Save(now time.Time) error {
@@ -225,11 +233,11 @@ func (r *Record) Save(now time.Time) error {
 // Load reads the tune record in dir.
 func Load(dir string) (*Record, error) { return load(dir, filepath.Join(dir, RecordFile)) }
 
-// LoadShard reads the share of task k of a job array: its own file when
-// it has begun (a requeued task goes on), else the tune's record; Save
-// then writes the task's file.
-func LoadShard(dir string, k int) (*Record, error) {
-	path := shardPath(dir, k)
+// LoadShard reads the share of task k of a stage's job array: its own
+// file when it has begun (a requeued task goes on), else the tune's
+// record; Save then writes the task's file.
+func LoadShard(dir string, stage, k int) (*Record, error) {
+	path := shardPath(dir, stage, k)
 	if _, err := os.Stat(path); err != nil {
 		path = filepath.Join(dir, RecordFile)
 	}
@@ -237,12 +245,20 @@ func LoadShard(dir string, k int) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.file = shardPath(dir, k)
+	if r.Array == nil {
+		return nil, inputerr.Errorf("--shard: tune %s was not planned as a job array (tune --slurm)", dir)
+	}
+	if r.Array.Stage.N != stage {
+		return nil, inputerr.Errorf("--stage %d: tune %s is at stage %d; this task belongs to an array that --resume has already collected", stage, dir, r.Array.Stage.N)
+	}
+	r.file = shardPath(dir, stage, k)
 	return r, nil
 }
 
-// Collect takes into r the points that the tasks of its job array
-// finished (their shard files) and it has not, and says how many.
+// Collect takes into r the points that the tasks of its job arrays
+// finished (their shard files, of every stage) further than r has them:
+// a result it lacks, or more launches (halving's later stages); it says
+// how many.
 func (r *Record) Collect() (int, error) {
 	files, err := filepath.Glob(filepath.Join(r.dir, "shard-*.json"))
 	if err != nil {
@@ -257,7 +273,10 @@ func (r *Record) Collect() (int, error) {
 		}
 		r.Timing.TaskSeconds += sh.Timing.WallSeconds
 		for _, p := range sh.Points {
-			if p.N >= len(r.Points) || !p.Done() || r.Points[p.N].Done() || r.Points[p.N].Fingerprint != p.Fingerprint {
+			if p.N >= len(r.Points) || !p.Done() || r.Points[p.N].Fingerprint != p.Fingerprint {
+				continue
+			}
+			if q := r.Points[p.N]; q.Done() && p.Launches <= q.Launches {
 				continue
 			}
 			r.Points[p.N] = p

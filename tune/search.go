@@ -46,8 +46,8 @@ type Config struct {
 	// a second cuts the server's grace period short.
 	Signals <-chan os.Signal
 	// Shard of Shards, when Shards > 0, is a task of a job array: it
-	// measures the points whose number is Shard modulo Shards, into its
-	// own file (LoadShard), and judges nothing.
+	// measures the items of the record's stage whose index is Shard
+	// modulo Shards, into its own file (LoadShard), and judges nothing.
 	Shard, Shards int
 }
 
@@ -88,10 +88,16 @@ func Search(ctx context.Context, cfg Config, rec *Record) error {
 		return err
 	}
 	var err error
-	if rec.Strategy == StrategyHalving {
+	switch {
+	case cfg.Shards > 0:
+		err = t.stageShare(ctx)
+	case rec.Strategy == StrategyHalving:
 		err = t.halving(ctx)
-	} else {
+	default:
 		err = t.sequential(ctx)
+	}
+	if errors.Is(err, errBudget) {
+		err = nil
 	}
 	t.finishTiming()
 	if err != nil {
@@ -109,18 +115,6 @@ func Search(ctx context.Context, cfg Config, rec *Record) error {
 	if cfg.Shards == 0 {
 		t.judge()
 	}
-	return t.save()
-}
-
-// Prepare plans a new tune's points (and finds those the records
-// already hold) and saves it, to be measured later by the tasks of a job
-// array.
-func Prepare(cfg Config, rec *Record) error {
-	t := &tuner{cfg: cfg, rec: rec, plans: map[int]*plan.Plan{}, started: timeNow()}
-	if err := t.planPoints(); err != nil {
-		return err
-	}
-	t.reuse()
 	return t.save()
 }
 
@@ -198,6 +192,8 @@ func (t *tuner) planPoints() error {
 		}
 		t.plans[pt.N] = p
 		switch {
+		case pt.Status == PointRunning && len(pt.Rounds) > 0:
+			pt.Status = PointOK // killed while measuring more rounds: it keeps its earlier ones
 		case pt.Status == PointRunning || pt.Status == PointNotRun:
 			pt.Status = PointPending
 		case pt.Done() && p.Fingerprint != pt.Fingerprint:
@@ -215,27 +211,14 @@ func (t *tuner) planPoints() error {
 // best so far (adaptive).
 func (t *tuner) sequential(ctx context.Context) error {
 	for _, pt := range t.rec.Points {
-		if pt.Status != PointPending || !t.mine(pt) {
+		if pt.Status != PointPending {
 			continue
 		}
-		if err := t.interrupted(); err != nil {
-			return err
-		}
-		if t.outOfBudget(pt, t.fullRounds()) {
-			return nil
-		}
-		t.maybeRace()
-		if err := t.measure(ctx, pt, t.fullRounds(), t.rec.Strategy == StrategyAdaptive); err != nil {
+		if err := t.measureItem(ctx, StageItem{Point: pt.N, Rounds: t.fullRounds()}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// mine reports whether this session measures pt: always, but for a task
-// of a job array, its share.
-func (t *tuner) mine(pt *Point) bool {
-	return t.cfg.Shards == 0 || pt.N%t.cfg.Shards == t.cfg.Shard
 }
 
 // fullRounds is how many rounds a point gets in full.

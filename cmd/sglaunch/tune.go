@@ -12,7 +12,6 @@ import (
 
 	"github.com/sglaunch/sglaunch/bench"
 	"github.com/sglaunch/sglaunch/bench/workload"
-	"github.com/sglaunch/sglaunch/cluster"
 	"github.com/sglaunch/sglaunch/internal/cliflow"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/logging"
@@ -50,14 +49,16 @@ func tuneCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "dir", Usage: "write the tune into `DIR`, a directory of its own (default $SGLAUNCH_STATE_DIR/tunes/ID)"},
 			&cli.StringFlag{Name: "log-format", Usage: "sglaunch's own lines as `FORMAT`: text or json (default $SGLAUNCH_LOG_FORMAT, else text)"},
 			skipPreflightFlag, allowSiteFlag,
-			&cli.BoolFlag{Name: "slurm", Usage: "plan the tune and print an sbatch job array whose tasks each measure a share of the points on a node of their own, into the tune's directory (shared by the nodes); then --resume collects and judges"},
-			&cli.IntFlag{Name: "tasks", Value: 4, Usage: "with --slurm: `N` tasks in the job array"},
+			&cli.BoolFlag{Name: "slurm", Usage: "plan the tune and print an sbatch job array whose tasks each measure a share of the points on a node of their own, into the tune's directory (shared by the nodes); then --resume collects the shares and prints the next stage's array for the points left (halving's contenders, points a task left), or judges"},
+			&cli.IntFlag{Name: "tasks", Value: 4, Usage: "with --slurm: at most `N` tasks in each stage's job array"},
 			&cli.StringFlag{Name: "partition", Usage: "with --slurm: sbatch --partition `NAME`"},
 			&cli.StringFlag{Name: "time", Usage: "with --slurm: sbatch --time `LIMIT` for each task"},
 			&cli.StringFlag{Name: "account", Usage: "with --slurm: sbatch --account `NAME`"},
 			&cli.StringFlag{Name: "job-output", Usage: "with --slurm: sbatch --output `PATTERN` (default Slurm's slurm-%A_%a.out)"},
 			&cli.IntFlag{Name: "gpus-per-node", Usage: "with --slurm: sbatch --gpus-per-node `N`"},
-			&cli.StringFlag{Name: "shard", Usage: "with --resume: measure share `K/N` of the points (what a task of the --slurm job array runs)"},
+			&cli.StringFlag{Name: "shard", Usage: "with --resume: measure share `K/N` of the stage's points (what a task of a --slurm job array runs)"},
+			&cli.IntFlag{Name: "stage", Usage: "with --shard: the job array's stage `S` (0 the first; a task refuses a stage --resume has moved past)"},
+			&cli.BoolFlag{Name: "local", Usage: "with --resume of a --slurm tune: measure the points left (and halving's further stages) on this host instead of printing the next stage's job array"},
 		},
 		Action:      func(c *cli.Context) error { return e.tune(c) },
 		Subcommands: tuneRecordCommands(e),
@@ -131,6 +132,12 @@ func (e *env) tune(c *cli.Context) error {
 			return err
 		}
 		log.Info(fmt.Sprintf("collected %d point(s) the job array's tasks measured", n))
+		if rec.Array != nil && !c.Bool("local") {
+			done, err := e.tuneNextArray(cfg, rec, log)
+			if err != nil || done {
+				return err
+			}
+		}
 	}
 	log.Info(fmt.Sprintf("tune %s: %s; record %s", rec.ID, rec.Space.Describe(), rec.Path()))
 	// One launch for the whole search (the sweep, preflight of the base
@@ -183,18 +190,16 @@ func (e *env) tuneOptions(c *cli.Context, s plan.Config) tune.Options {
 			return tune.Base{Ref: ref, Name: prof.Name, Space: prof.Tune, SpaceFile: prof.TuneFile}, nil
 		},
 		SpaceFile: c.String("space"), Strategy: c.String("strategy"), Budget: c.Duration("budget"), Rounds: c.Int("rounds"),
-		Dir: c.String("dir"), Slurm: c.Bool("slurm"), Shard: c.String("shard"),
+		Dir: c.String("dir"), Slurm: c.Bool("slurm"), Shard: c.String("shard"), Stage: c.Int("stage"), Local: c.Bool("local"),
 		Given: c.IsSet, Argv: redact.CommandLine(e.args),
 	}
 }
 
 // tuneArray plans the tune and prints the job array that measures it.
 func (e *env) tuneArray(c *cli.Context, cfg tune.Config, rec *tune.Record, log *slog.Logger) error {
-	script, err := tune.PrepareArray(cfg, rec, tune.ArraySpec{
-		Sbatch: cluster.ArrayOptions{
-			Partition: c.String("partition"), Time: c.String("time"), Account: c.String("account"),
-			Output: c.String("job-output"), GPUsPerNode: c.Int("gpus-per-node"), Tasks: c.Int("tasks"),
-		},
+	script, err := tune.PrepareArray(cfg, rec, tune.Array{
+		Partition: c.String("partition"), Time: c.String("time"), Account: c.String("account"),
+		Output: c.String("job-output"), GPUsPerNode: c.Int("gpus-per-node"), Tasks: c.Int("tasks"),
 		SkipPreflight: c.Bool("skip-preflight"),
 	})
 	if err != nil {
@@ -203,4 +208,17 @@ func (e *env) tuneArray(c *cli.Context, cfg tune.Config, rec *tune.Record, log *
 	log.Info(fmt.Sprintf("tune %s planned (%d points) in %s; submit the job array with sbatch, then run: sglaunch tune --resume %s", rec.ID, len(rec.Points), rec.Dir(), rec.Dir()))
 	_, err = fmt.Fprint(e.stdout, script)
 	return err
+}
+
+// tuneNextArray prints the next stage's job array of a collected tune
+// --slurm when points are left to measure; done is false when none are,
+// and the resume goes on to judge.
+func (e *env) tuneNextArray(cfg tune.Config, rec *tune.Record, log *slog.Logger) (done bool, err error) {
+	script, err := tune.NextArray(cfg, rec)
+	if err != nil || script == "" {
+		return false, err
+	}
+	log.Info(rec.Note + " (submit the job array printed with sbatch; --local measures the points here instead)")
+	_, err = fmt.Fprint(e.stdout, script)
+	return true, err
 }
