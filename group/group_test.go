@@ -30,13 +30,17 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 
 func config(self Report, nodes int, addr string) Config {
 	return Config{Self: self, Nodes: nodes, Addr: addr, Bind: "127.0.0.1", DistInitAddr: "127.0.0.1:20000",
-		Heartbeat: 100 * time.Millisecond, Missed: testMissed, RendezvousTimeout: wait, Secret: testSecret}
+		Heartbeat: testHeartbeat, Missed: testMissed, RendezvousTimeout: wait, Secret: testSecret}
 }
 
-// testMissed heartbeats make a peer lost: generous, so that a loaded
-// machine (-race, two cores) never loses a live rank to a late tick; the
-// tests of a silent peer bound their wait by lostAfter.
-const testMissed = 8
+// testMissed heartbeats of testHeartbeat make a peer lost (2 s):
+// generous, so that a loaded machine (-race, two cores) never loses a
+// live rank to a late tick (800 ms once did, in a full -race run beside
+// other work); the tests of a silent peer bound their wait by lostAfter.
+const (
+	testHeartbeat = 200 * time.Millisecond
+	testMissed    = 10
+)
 
 // startGroup starts rank 0 and nodes-1 workers; env gives rank r's env.
 func startGroup(t *testing.T, nodes int, env func(rank int) map[string]string) (*Leader, []*Worker, []error) {

@@ -40,6 +40,19 @@ type home struct {
 
 func newHome(t testing.TB, rounds int, extraEnv string) *home {
 	t.Helper()
+	return newHomeITL(t, rounds, extraEnv, 10)
+}
+
+// steadyITL is the sim's base ITL, in milliseconds, for the tests that
+// judge a winner: a stall of a loaded machine (tens of milliseconds, on
+// two cores under go test -race) is a smaller share of each token's time
+// than at 10 ms, where one stalled round once put the optimum within
+// noise of the baseline.
+const steadyITL = 25
+
+// newHomeITL is newHome with the sim's base ITL in milliseconds.
+func newHomeITL(t testing.TB, rounds int, extraEnv string, itlMs int) *home {
+	t.Helper()
 	h := &home{dir: t.TempDir(), port: testkit.FreePort(t)}
 	profiles := filepath.Join(h.dir, "config", "sglaunch", "profiles")
 	if err := os.MkdirAll(profiles, 0o755); err != nil {
@@ -49,7 +62,7 @@ func newHome(t testing.TB, rounds int, extraEnv string) *home {
 env:
   PYTHONPATH: ${SGLAUNCH_SIM_DIR}
   SGLANG_SIM_TTFT_MS: "20"
-  SGLANG_SIM_ITL_MS: "10"
+  SGLANG_SIM_ITL_MS: "%d"
   SGLANG_SIM_LOAD_SECONDS: "0.3"
   SGLANG_SIM_WARMUP_SECONDS: "0.05"
   SGLANG_SIM_DRAIN_POLL_SECONDS: "0.05"
@@ -65,7 +78,7 @@ health:
 bench:
   workloads:
     - {name: quick, input_len: 32, output_len: 10, concurrency: [1], requests: 4, rounds: %d, warmup: 0}
-`, testkit.RealPython(t), extraEnv, h.port, rounds)
+`, testkit.RealPython(t), itlMs, extraEnv, h.port, rounds)
 	if err := os.WriteFile(filepath.Join(profiles, "tb.yaml"), []byte(profile), 0o644); err != nil {
 		t.Fatal(err)
 	}

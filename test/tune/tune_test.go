@@ -20,9 +20,9 @@ import (
 // accepts it. A second tune of the same space reuses every finished
 // point and launches only the failed ones again; show and report read it.
 func TestGridFindsTheOptimum(t *testing.T) {
-	// Five rounds: one round cut short by a stall of the loaded machine
-	// must not leave the winner within noise.
-	h := newHome(t, 5, "")
+	// Five rounds at a steady ITL: one round cut short by a stall of the
+	// loaded machine must not leave the winner within noise.
+	h := newHomeITL(t, 5, "", steadyITL)
 	space := h.space(t, `parameters:
   env.NCCL_PROTO: [Simple, LL128]
   env.NCCL_ALGO: [Ring, Tree]
@@ -223,7 +223,7 @@ objective: {workload: quick, metric: median_tpot_ms}
 // the grid's every round of every point and one launch per point at most.
 func TestAdaptiveMatchesTheGrid(t *testing.T) {
 	const rounds = 5
-	h := newHome(t, rounds, "")
+	h := newHomeITL(t, rounds, "", steadyITL)
 	r := h.tune(t, "--space", h.space(t, `parameters:
   env.NCCL_PROTO: [LL128, LL, Simple]
 objective: {workload: quick, metric: median_tpot_ms}
@@ -241,7 +241,7 @@ objective: {workload: quick, metric: median_tpot_ms}
 // TestHalving: every point one round, then the better half relaunched
 // with the baseline for the full rounds; the other half is dropped.
 func TestHalving(t *testing.T) {
-	h := newHome(t, 4, "")
+	h := newHomeITL(t, 4, "", steadyITL)
 	r := h.tune(t, "--space", h.space(t, `parameters:
   env.NCCL_PROTO: [Simple, LL128]
 objective: {workload: quick, metric: median_tpot_ms}
