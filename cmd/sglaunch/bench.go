@@ -155,13 +155,14 @@ func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *
 	if python == "" {
 		python = "python3"
 	}
+	key := e.getenv("OPENAI_API_KEY")
 	spec := bench.RunSpec{
-		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
+		Plan: b.plan, URL: b.url, URLKey: key, Python: python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: w.LaunchID,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: w.Start,
-		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv)),
+		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv), key),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
 	_, err := bench.Run(ctx, spec, w.Signals)
