@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,9 +12,7 @@ import (
 	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -148,9 +145,7 @@ func (e *env) bench(c *cli.Context) error {
 // runBench runs the workloads once the launch is set up: bench.Run
 // starts the server through w.Start, measures it and stops it.
 func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
-	rec := bench.NewRecord(time.Now())
-	rec.Argv, rec.Sglaunch = redact.CommandLine(e.args), version.String()
-	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
+	rec := bench.RecordMaker(ctx, e.args, e.probes, e.lookPath)()
 	python := b.settings.Python
 	if python == "" {
 		python = "python3"

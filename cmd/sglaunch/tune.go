@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -110,16 +108,10 @@ func (e *env) tune(c *cli.Context) error {
 	}
 
 	ctx := context.WithoutCancel(c.Context)
-	host := bench.HostFacts(ctx, e.probes, e.lookPath)
-	argv := redact.CommandLine(e.args)
 	cfg := tune.Config{
 		Resolve: resolve, Workload: w, Store: store,
-		NewBenchRecord: func() *bench.Record {
-			r := bench.NewRecord(time.Now())
-			r.Argv, r.Sglaunch, r.Host = argv, version.String(), host
-			return r
-		},
-		Progress: e.stderr, Log: log, Probes: e.probes,
+		NewBenchRecord: bench.RecordMaker(ctx, e.args, e.probes, e.lookPath),
+		Progress:       e.stderr, Log: log, Probes: e.probes,
 		Shard: shard, Shards: shards,
 	}
 	if c.Bool("slurm") {
