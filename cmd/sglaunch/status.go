@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
@@ -41,15 +39,7 @@ func statusCommand(e *env) *cli.Command {
 				}
 				return jsonout.Write(e.stdout, snaps)
 			}
-			for i, s := range snaps {
-				if i > 0 {
-					fmt.Fprintln(e.stdout)
-				}
-				if err := status.Render(e.stdout, s); err != nil {
-					return err
-				}
-			}
-			return nil
+			return status.RenderAll(e.stdout, snaps)
 		},
 	}
 }
