@@ -95,3 +95,19 @@ func TestLocatorKeyRule(t *testing.T) {
 		})
 	}
 }
+
+// TestURLRunDefaultPython: a URL run's command workloads get python3 as
+// {{.Python}} when no interpreter is given (SGLAUNCH_PYTHON unset).
+func TestURLRunDefaultPython(t *testing.T) {
+	srv := httptest.NewServer(&loadgentest.Server{})
+	defer srv.Close()
+	w := workload.Workload{Name: "py", Shell: true, Command: []string{`echo "python={{.Python}}"`}}
+	rec, err := Run(t.Context(), RunSpec{URL: srv.URL, Workloads: []workload.Workload{w}, Store: &Store{Dir: t.TempDir()},
+		Record: NewRecord(time.Now()), Log: slog.New(slog.DiscardHandler)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := rec.Results[0].External; x == nil || !strings.Contains(x.Output, "python=python3") {
+		t.Errorf("got %+v, want the command run with python3", x)
+	}
+}

@@ -51,7 +51,8 @@ type RunSpec struct {
 	// (OPENAI_API_KEY); a server Locate finds on this host is asked with
 	// the key Locate chose (Located.APIKey).
 	URLKey string
-	// Python and Environ run command workloads of a URL run.
+	// Python (default python3) and Environ run command workloads of a
+	// URL run.
 	Python  string
 	Environ []string
 	// Profile names where the workloads came from, for a URL run.
@@ -202,7 +203,11 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	runner := r.runner(Target{URL: s.URL, APIKey: key, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
+	python := s.Python
+	if python == "" {
+		python = "python3"
+	}
+	runner := r.runner(Target{URL: s.URL, APIKey: key, Python: python, Environ: s.Environ, LaunchID: s.LaunchID})
 	if err := runner.Check(r.runCtx); err != nil {
 		// Nothing was measured: a record would only crowd bench list
 		// with a failed run of no server (issue 24). The error says why.

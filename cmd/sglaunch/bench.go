@@ -92,8 +92,8 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n := b.plan.MultiNode.Nodes; n > 1 {
-			return nil, inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and bench starts a server on this host only; serve the group on every node (sglaunch slurm, sglaunch lws) and measure it here with: sglaunch bench --profile %s --url http://RANK0:PORT", b.plan.Profile, n, b.plan.Profile)
+		if err := bench.CheckLocal(b.plan); err != nil {
+			return nil, err
 		}
 		if prof, err = e.loadProfile(c, s); err != nil {
 			return nil, err
@@ -146,13 +146,9 @@ func (e *env) bench(c *cli.Context) error {
 // starts the server through w.Start, measures it and stops it.
 func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
 	rec := bench.RecordMaker(ctx, e.args, e.probes, e.lookPath)()
-	python := b.settings.Python
-	if python == "" {
-		python = "python3"
-	}
 	key := e.getenv("OPENAI_API_KEY")
 	spec := bench.RunSpec{
-		Plan: b.plan, URL: b.url, URLKey: key, Python: python, Environ: e.environ(),
+		Plan: b.plan, URL: b.url, URLKey: key, Python: b.settings.Python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: w.LaunchID,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
