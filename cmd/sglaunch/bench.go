@@ -27,10 +27,8 @@ func benchCommand(e *env) *cli.Command {
 			"that is already running instead (the record then says the plan is unknown).\n\n" +
 			"Workloads: the built-ins decode-1 (one stream, 1024 in / 512 out) and sweep (concurrency 1, 8,\n" +
 			"32, 128), the profile's bench.workloads, or YAML files. Without --workload: the profile's\n" +
-			"workloads, else decode-1. Exit status: 0 ok, 1 the run failed (its record is kept, marked\n" +
-			"failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N\n" +
-			"interrupted by signal N. The record is saved after every level (status interrupted until the run\n" +
-			"ends), so a run that is killed keeps what completed.",
+			"workloads, else decode-1. The record is saved after every level (status interrupted until the\n" +
+			"run ends), so a run that is killed keeps what completed.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,

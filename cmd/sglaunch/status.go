@@ -16,7 +16,7 @@ func statusCommand(e *env) *cli.Command {
 		Usage: "show the running sglaunch launches: phase, load, liveness, restarts, the benchmark they reproduce",
 		Description: "Reads the runtime state of each launch on this host, and the launch's status endpoint when it has one\n" +
 			"(--status-addr): the phase while loading, the ETA, the probes, restarts and the last exit come only\n" +
-			"from there. --url reads a status endpoint anywhere. Exit status 0 when a launch was found, 2 when none.",
+			"from there. --url reads a status endpoint anywhere.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Usage: "only the launch of profile `NAME` (default: every launch)"},
 			&cli.StringFlag{Name: "url", Usage: "read the status endpoint at `URL` (http://HOST:PORT) instead of the runtime state"},

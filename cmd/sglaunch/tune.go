@@ -36,8 +36,7 @@ func tuneCommand(e *env) *cli.Command {
 			"profile, which extends the base and sets only what changed, is written beside the record.\n\n" +
 			"The space is the profile's tune: section, or a YAML file (--space), with parameters: (KEY: [values], {range: [A, B], step: N} or\n" +
 			"{pow2: [A, B]}), objective: (workload, metric, direction), constraints:, strategy:, count:, seed:,\n" +
-			"rounds:, budget:, keep:. Exit status: 0 the search ended (with or without a winner, or at the\n" +
-			"budget), 1 it could not run, 2 bad input, 128+N interrupted by signal N.",
+			"rounds:, budget:, keep:.",
 		Flags: []cli.Flag{
 			profileFlag,
 			&cli.StringFlag{Name: "space", Usage: "the search space: a YAML `FILE`"},
