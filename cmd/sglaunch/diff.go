@@ -73,7 +73,11 @@ func (e *env) diffOperand(c *cli.Context, op string) (verify.Operand, error) {
 }
 
 func (e *env) recordOperand(c *cli.Context, id string) (verify.Operand, error) {
-	exp, side, err := e.recordExpected(c, id)
+	rec, err := e.record(c, id)
+	if err != nil {
+		return verify.Operand{}, err
+	}
+	exp, side, err := rec.Expected()
 	if err != nil {
 		return verify.Operand{}, err
 	}
