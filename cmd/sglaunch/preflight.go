@@ -15,11 +15,11 @@ var catalogFlag = &cli.BoolFlag{Name: "catalog", Usage: "check flags and SGLANG_
 
 func preflightCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "preflight",
-		Usage:     "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
-		ArgsUsage: "[-- SERVER_ARGS...]",
+		Name:        "preflight",
+		Usage:       "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
+		ArgsUsage:   "[-- SERVER_ARGS...]",
 		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix, or SKIP when it did not run.",
-		Flags: []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
+		Flags:       []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
 		Action: func(c *cli.Context) error {
 			plan, s, err := e.loadPlan(c, c.String("mode"))
 			if err != nil {
