@@ -47,9 +47,12 @@ type RunSpec struct {
 	Plan *plan.Plan
 	// URL is the running server to measure when Plan is nil.
 	URL string
-	// URLKey is the bearer token for URL (OPENAI_API_KEY).
+	// URLKey is the bearer token for URL given from outside
+	// (OPENAI_API_KEY); a server Locate finds on this host is asked with
+	// the key Locate chose (Located.APIKey).
 	URLKey string
-	// Python and Environ run command workloads of a URL run.
+	// Python (default python3) and Environ run command workloads of a
+	// URL run.
 	Python  string
 	Environ []string
 	// Profile names where the workloads came from, for a URL run.
@@ -99,6 +102,8 @@ type Located struct {
 	Plan     *plan.View
 	Profile  string
 	PlanNote string
+	// APIKey is the bearer token the run's requests carry (verify.APIKey).
+	APIKey string
 }
 
 // Interrupted is the error Run returns when a signal cut the run short;
@@ -184,8 +189,10 @@ func (r *run) runURL() error {
 	rec, s := r.rec, r.spec
 	rec.URL = s.URL
 	rec.PlanNote = "unknown: benchmarked an already running server (--url)"
+	key := s.URLKey
 	if s.Locate != nil {
 		if l := s.Locate(r.runCtx, s.URL); l != nil {
+			key = l.APIKey
 			rec.Observed = &l.Observed
 			if l.Plan != nil {
 				rec.Plan, rec.Profile, rec.Fingerprint = l.Plan, l.Profile, l.Plan.Fingerprint
@@ -196,7 +203,11 @@ func (r *run) runURL() error {
 	if s.Profile != "" && rec.Plan == nil {
 		rec.PlanNote += "; workloads from profile " + s.Profile
 	}
-	runner := r.runner(Target{URL: s.URL, APIKey: s.URLKey, Python: s.Python, Environ: s.Environ, LaunchID: s.LaunchID})
+	python := s.Python
+	if python == "" {
+		python = "python3"
+	}
+	runner := r.runner(Target{URL: s.URL, APIKey: key, Python: python, Environ: s.Environ, LaunchID: s.LaunchID})
 	if err := runner.Check(r.runCtx); err != nil {
 		// Nothing was measured: a record would only crowd bench list
 		// with a failed run of no server (issue 24). The error says why.
@@ -204,7 +215,7 @@ func (r *run) runURL() error {
 		return r.withCause(err)
 	}
 	r.checkpoint()
-	rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, s.URLKey)
+	rec.SGLang, rec.SGLangFrom = ServerVersion(r.runCtx, s.URL, key)
 	return r.finish(r.withCause(runner.Run(r.runCtx, rec, s.Workloads)))
 }
 

@@ -9,15 +9,18 @@ import (
 )
 
 // Locator finds the server behind a URL run on this host, as verify
-// does: its process, and the plan of the sglaunch launch that runs it,
-// from the launch's runtime state in runtimeDir. It is RunSpec.Locate.
-func Locator(runtimeDir string) func(ctx context.Context, url string) *Located {
+// does: its process, the plan of the sglaunch launch that runs it, from
+// the launch's runtime state in runtimeDir, and the API key its requests
+// carry by verify's one rule (verify.APIKey: the server's own --api-key,
+// else key, the one given from outside). It is RunSpec.Locate.
+func Locator(runtimeDir, key string) func(ctx context.Context, url string) *Located {
 	return func(ctx context.Context, url string) *Located {
-		loc, err := verify.Locate(ctx, verify.Target{URL: url, RuntimeDir: runtimeDir})
+		t := verify.Target{URL: url, RuntimeDir: runtimeDir, APIKey: key}
+		loc, err := verify.Locate(ctx, t)
 		if err != nil || loc.ServerPID == 0 {
 			return nil
 		}
-		out := &Located{Observed: Observed{ServerPID: loc.ServerPID, How: loc.How}}
+		out := &Located{Observed: Observed{ServerPID: loc.ServerPID, How: loc.How}, APIKey: verify.APIKey(loc, nil, t)}
 		if argv, err := loc.Argv(); err == nil {
 			out.Argv = redact.Argv(argv)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
+	"github.com/sglaunch/sglaunch/plan"
 )
 
 // hostPort splits a base URL's host and port (80 or 443 by scheme when
@@ -25,6 +26,16 @@ func hostPort(base string) (string, int) {
 	}
 	n, _ := strconv.Atoi(port)
 	return host, n
+}
+
+// CheckLocal refuses a plan bench cannot launch: bench starts a server
+// on this host only, so a multi-node plan is served by every node and
+// measured with --url.
+func CheckLocal(p *plan.Plan) error {
+	if n := p.MultiNode.Nodes; n > 1 {
+		return inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and bench starts a server on this host only; serve the group on every node (sglaunch slurm, sglaunch lws) and measure it here with: sglaunch bench --profile %s --url http://RANK0:PORT", p.Profile, n, p.Profile)
+	}
+	return nil
 }
 
 // CheckURL refuses a --url that is not a server's base URL.

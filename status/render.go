@@ -9,6 +9,22 @@ import (
 	"github.com/sglaunch/sglaunch/health"
 )
 
+// RenderAll writes each launch as Render does, a blank line between
+// two, as `sglaunch status` lists them.
+func RenderAll(w io.Writer, snaps []*Snapshot) error {
+	for i, s := range snaps {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := Render(w, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Render writes a launch's facts for an operator at a terminal, one per
 // line, as `sglaunch status` prints them.
 func Render(w io.Writer, s *Snapshot) error {

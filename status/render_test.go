@@ -45,4 +45,13 @@ func TestRender(t *testing.T) {
 		b.WriteString("\n")
 	}
 	testkit.Golden(t, "TestRender", b.String(), *testkit.Update)
+
+	// RenderAll: the same launches, a blank line between two, none after.
+	var all strings.Builder
+	if err := RenderAll(&all, snaps); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSuffix(b.String(), "\n"); all.String() != want {
+		t.Errorf("RenderAll:\n%s\nwant:\n%s", all.String(), want)
+	}
 }

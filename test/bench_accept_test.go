@@ -20,6 +20,7 @@ import (
 // counted as SGLang counts it) and a 301-token one 100 (3.01), where the
 // server's average would say 3.0 or nothing.
 func TestBenchAcceptLengthFromRequests(t *testing.T) {
+	t.Parallel() // its own dirs and port; accept lengths are counts, not timings
 	e := newEnv(t)
 	sim := map[string]string{"SGLANG_SIM_TTFT_MS": "20", "SGLANG_SIM_ITL_MS": "1", "SGLANG_SIM_LOAD_SECONDS": "0.3",
 		"SGLANG_SIM_WARMUP_SECONDS": "0.1", "SGLANG_SIM_ACCEPT_LENGTH": "3"}
@@ -87,6 +88,7 @@ bench:
 // bench show says so; the log's phases stay beside them, in time order
 // (issue 20, item 8).
 func TestBenchPhasesFromStartupTime(t *testing.T) {
+	t.Parallel() // its own dirs and port; the phases are the sim's fixed shares of its load
 	e := newEnv(t)
 	simProfile(t, e, "phases", fastSim, `bench:
   workloads:

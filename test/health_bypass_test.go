@@ -17,7 +17,9 @@ import (
 // (hung at ready) /health says 200 and sglaunch still waits; with ranks
 // that can, it is ready after its generation.
 func TestHealthBypassReadinessGenerates(t *testing.T) {
+	t.Parallel() // each subtest has its own dirs and port
 	t.Run("generation impossible", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
 		port := simProfile(t, e, "bypass", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3",
 			"SGLANG_DIAG_BYPASS_HEALTH_GENERATE": "1", "SGLANG_SIM_HANG_AFTER_READY": "0"},
@@ -42,6 +44,7 @@ func TestHealthBypassReadinessGenerates(t *testing.T) {
 		p.Wait(t, commandTimeout)
 	})
 	t.Run("generation works", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t)
 		simProfile(t, e, "bypass", map[string]string{"SGLANG_SIM_LOAD_SECONDS": "0.3",
 			"SGLANG_DIAG_BYPASS_HEALTH_GENERATE": "1"}, "")

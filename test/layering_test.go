@@ -95,7 +95,9 @@ func TestLayeringDirectImports(t *testing.T) {
 		// benchmarks; it renders, and runs or probes nothing itself.
 		{"bench/report", []string{"internal/childproc", "internal/hostprobe", "internal/sglangapi", "internal/proc"}},
 		// tune searches; the command hands it the launch and the resolver.
-		{"tune", []string{"supervise", "profiles", "systemd", "internal/childproc", "internal/sglangapi", "internal/proc", "loadgen"}},
+		// Its record is a state file: written and read through
+		// internal/statefile, never by hand with atomicfile.
+		{"tune", []string{"supervise", "profiles", "systemd", "internal/childproc", "internal/sglangapi", "internal/proc", "loadgen", "internal/atomicfile"}},
 		{"cmd/sglaunch", []string{"launcher", "health", "supervise", "internal/runstate", "internal/proc", "internal/childproc"}},
 		{"launch", []string{"github.com/urfave/cli/v2", "internal/proc", "internal/childproc"}},
 	}

@@ -26,6 +26,7 @@ const promptStop = 20 * time.Second
 // ready now has nothing to drain: the tree ends promptly, the log says
 // so, nothing is left behind.
 func TestStopRightAfterPortBound(t *testing.T) {
+	t.Parallel() // its own dirs and port; promptStop leaves room for a loaded machine
 	e := newEnv(t)
 	port := simProfile(t, e, "window", map[string]string{
 		"SGLANG_SIM_LOAD_SECONDS": "0.3", "SGLANG_SIM_WARMUP_SECONDS": "60", "SGLANG_SIM_WARMUP_SLEEP_SECONDS": "50",

@@ -440,6 +440,8 @@ func TestPreflightRefusesSiteOverride(t *testing.T) {
 // /server_info without the server's --api-key, so against a server
 // started with one it printed "server_info unavailable: ... 401
 // Unauthorized" and compared nothing the server says about itself.
+// bench --url takes the key by the same rule: with a stale
+// OPENAI_API_KEY it sent that, and every request got 401.
 func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 	t.Parallel()
 	const key = "sk-e2e-verify"
@@ -487,6 +489,17 @@ func TestVerifyAPIKeyServerReadsServerInfo(t *testing.T) {
 			}
 		})
 	}
+	t.Run("bench --url with a stale OPENAI_API_KEY", func(t *testing.T) {
+		file := filepath.Join(e.Dir, "one.yaml")
+		if err := os.WriteFile(file, []byte("workloads:\n  - {name: gen, input_len: 8, output_len: 4, concurrency: 1, requests: 2}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Vars["OPENAI_API_KEY"] = "sk-stale"
+		stdout, stderr, code := e.Run("bench", "--url", "http://127.0.0.1:"+strconv.Itoa(port), "--workload", file)
+		if code != 0 || !strings.Contains(stdout, "gen  [ok]") {
+			t.Errorf("bench --url: exit %d, want 0 with the server's own key\n%s%s", code, stdout, stderr)
+		}
+	})
 	_ = syscall.Kill(p.Cmd.Process.Pid, syscall.SIGTERM)
 	p.Wait(t, commandTimeout)
 }

@@ -34,6 +34,7 @@
 //
 // What it must not do: start or stop a server itself (the caller hands
 // it a launch function), load or resolve profiles (the caller hands it
-// a loader and a resolver), parse the command line, or judge noise with
-// statistics of its own (package bench has the one rule).
+// a loader and a resolver), parse the command line, judge noise with
+// statistics of its own (package bench has the one rule), or write its
+// record other than through internal/statefile.
 package tune

@@ -3,16 +3,14 @@ package tune
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/inputfile"
+	"github.com/sglaunch/sglaunch/internal/statefile"
 )
 
 // RecordSchema is the version of the tune record format.
@@ -214,17 +212,15 @@ func shardPath(dir string, stage, k int) string {
 	return filepath.Join(dir, fmt.Sprintf("shard-%d-%d.json", stage, k))
 }
 
-// Save writes the record atomically: a kill -9 leaves the last one whole.
+// maxRecordBytes bounds a tune record (or a task's share) that is read:
+// thousands of points with their rounds and tails are a few MiB.
+const maxRecordBytes = 64 << 20
+
+// Save writes the record as a state file (statefile.Write): atomically,
+// so a kill -9 leaves the last one whole.
 func (r *Record) Save(now time.Time) error {
 	r.Updated = now.UTC()
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(r.dir, 0o700); err != nil {
-		return fmt.Errorf("tune directory: %w", err)
-	}
-	if err := atomicfile.Write(r.Path(), append(b, '\n'), 0o600); err != nil {
+	if err := statefile.Write(r.Path(), r); err != nil {
 		return fmt.Errorf("save tune record: %w", err)
 	}
 	return nil
@@ -286,17 +282,20 @@ func (r *Record) Collect() (int, error) {
 	return n, nil
 }
 
+// load reads a tune record (or a task's share) at path through
+// statefile.Read, bounded by maxRecordBytes. Every failure is an input
+// error naming the file: missing, too large, or not a whole record (a
+// truncated or foreign file).
 func load(dir, path string) (*Record, error) {
-	data, err := inputfile.Read(path, 64<<20)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, inputerr.Errorf("%s: no tune record there (%s)", dir, RecordFile)
-		}
-		return nil, err
-	}
 	r := &Record{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, inputerr.Errorf("%s: not a tune record: %v", path, err)
+	if err := statefile.Read(path, maxRecordBytes, r); err != nil {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, inputerr.Errorf("%s: no tune record there (%s)", dir, RecordFile)
+		case inputerr.Is(err):
+			return nil, err
+		}
+		return nil, inputerr.Errorf("not a tune record (truncated, or not written by sglaunch tune): %w", err)
 	}
 	if r.Schema != RecordSchema {
 		return nil, inputerr.Errorf("%s: tune record schema %d; this sglaunch reads %d", path, r.Schema, RecordSchema)

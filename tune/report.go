@@ -53,23 +53,12 @@ pre{background:#f7f7f7;padding:.5em;font-size:.8em;overflow-x:auto}svg text{font
 	b.WriteString(intervalChart(measured, r.Points[0]))
 	b.WriteString("<table id=\"points\"><tr><th>point</th><th>status</th><th class=num>" + esc(o.Metric) + "</th><th>95 % interval</th><th class=num>rounds</th><th>vs baseline</th><th>settings</th></tr>\n")
 	for _, p := range sorted {
-		obj, iv, n := "-", "-", "-"
-		if p.Objective != nil {
-			obj, iv, n = fmt.Sprintf("%.4g", p.Objective.Mean), fmt.Sprintf("[%.4g, %.4g]", p.Objective.Lo, p.Objective.Hi), fmt.Sprint(p.Objective.N)
-		}
-		vs := "-"
-		if d := p.VsBaseline; d != nil {
-			vs = d.Text()
-		}
-		status := p.Status
-		if len(p.Violates) > 0 {
-			status += " (violates " + strings.Join(p.Violates, ", ") + ")"
-		}
+		c := pointCells(p)
 		if p.Raced != "" {
-			status += "; " + p.Raced
+			c.status += "; " + p.Raced
 		}
 		fmt.Fprintf(&b, "<tr><td class=num>%d</td><td>%s</td><td class=num>%s</td><td>%s</td><td class=num>%s</td><td>%s</td><td><code>%s</code></td></tr>\n",
-			p.N, esc(status), obj, iv, n, esc(vs), esc(p.Label()))
+			p.N, esc(c.status), c.obj, c.interval, c.rounds, esc(c.vs), esc(p.Label()))
 	}
 	b.WriteString("</table>\n<h2>Each parameter's effect</h2>\n<p>The mean of the points measured with each value (the baseline aside).</p>\n")
 	for _, par := range r.Space.Params {

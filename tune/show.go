@@ -54,21 +54,8 @@ func WriteShow(w io.Writer, r *Record) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "POINT\tSTATUS\t%s\t95%% INTERVAL\tROUNDS\tVS BASELINE\tSETTINGS\n", strings.ToUpper(o.Metric))
 	for _, p := range r.Sorted() {
-		obj, iv, rounds := "-", "-", "-"
-		if p.Objective != nil {
-			obj = fmt.Sprintf("%.4g", p.Objective.Mean)
-			iv = fmt.Sprintf("[%.4g, %.4g]", p.Objective.Lo, p.Objective.Hi)
-			rounds = fmt.Sprint(p.Objective.N)
-		}
-		vs := "-"
-		if d := p.VsBaseline; d != nil {
-			vs = d.Text()
-		}
-		status := p.Status
-		if len(p.Violates) > 0 {
-			status += " (violates " + strings.Join(p.Violates, ", ") + ")"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.N, status, obj, iv, rounds, vs, p.Label())
+		c := pointCells(p)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.N, c.status, c.obj, c.interval, c.rounds, c.vs, p.Label())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

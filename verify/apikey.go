@@ -6,11 +6,13 @@ import (
 	"github.com/sglaunch/sglaunch/plan"
 )
 
-// apiKey is the one rule for the bearer token a reading carries: the
-// server's own --api-key when its command line can be read (what it
-// enforces), else the expected plan's (a profile's; a record's is
-// redacted), else the one given from outside (t.APIKey: OPENAI_API_KEY).
-func apiKey(l *Located, exp *Expected, t Target) string {
+// APIKey is the one rule for the bearer token a request to a located
+// server carries (verify's reading, diff's deployment operands, bench
+// --url): the server's own --api-key when its command line can be read
+// (what it enforces), else the expected plan's (a profile's; a record's
+// is redacted; exp may be nil), else the one given from outside
+// (t.APIKey: OPENAI_API_KEY).
+func APIKey(l *Located, exp *Expected, t Target) string {
 	if l.ServerPID > 0 {
 		if argv, err := proc.Cmdline(l.ServerPID); err == nil {
 			if k := argvAPIKey(argv); k != "" {

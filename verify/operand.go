@@ -132,6 +132,23 @@ func ReadOperands(ctx context.Context, a, b *Operand, group bool) error {
 	return nil
 }
 
+// Diff is diff's whole comparison of two operands: it reads the
+// deployment operands (ReadOperands) and judges them, one comparison
+// (Judge), or with group one a rank (DiffGroup), where exactly one
+// operand must be a deployment.
+func Diff(ctx context.Context, a, b *Operand, group bool) ([]RankDiff, error) {
+	if group && (a.Target == nil) == (b.Target == nil) {
+		return nil, inputerr.Errorf("diff --group: want one running deployment (running, pid:, port:, unit:) and one plan (a profile or a record)")
+	}
+	if err := ReadOperands(ctx, a, b, group); err != nil {
+		return nil, err
+	}
+	if group {
+		return DiffGroup(*a, *b)
+	}
+	return []RankDiff{{A: a.Heading, B: b.Heading, Rows: Judge(*a, *b)}}, nil
+}
+
 // RankDiff is one rank's comparison in a diff --group.
 type RankDiff struct {
 	Rank int

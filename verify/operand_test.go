@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/plan"
 )
 
@@ -49,5 +51,25 @@ func TestWorkerOnlyNCCLProtoDriftSameVerdictInVerifyAndDiff(t *testing.T) {
 	rows = Judge(depOp, planOp)
 	if d := proto(rows); len(d) != 1 || d[0].A != "Simple" || d[0].B != "LL" || d[0].Status != plan.Different || !PerfDiffers(rows) {
 		t.Errorf("diff running plan: NCCL_PROTO rows %+v, want Simple against LL", d)
+	}
+}
+
+// TestDiffOperands pins diff's composition: two plans give one
+// comparison, plan.Diff's; --group wants exactly one deployment.
+func TestDiffOperands(t *testing.T) {
+	side := func(label, proto string) plan.Side {
+		return plan.Side{Label: label, Python: "python3", Env: map[string]string{"NCCL_PROTO": proto}, Args: map[string][]string{}}
+	}
+	a := PlanOperand("a", side("profile a", "LL"), Expected{})
+	b := PlanOperand("b", side("profile b", "Simple"), Expected{})
+	diffs, err := Diff(t.Context(), &a, &b, false)
+	if err != nil || len(diffs) != 1 || diffs[0].A.Label != "profile a" || diffs[0].B.Label != "profile b" {
+		t.Fatalf("Diff = %+v, %v; want one comparison of a with b", diffs, err)
+	}
+	if want := plan.Diff(a.Side, b.Side); len(diffs[0].Rows) != len(want) || !PerfDiffers(diffs[0].Rows) {
+		t.Errorf("rows %+v, want plan.Diff's %+v", diffs[0].Rows, want)
+	}
+	if _, err := Diff(t.Context(), &a, &b, true); !inputerr.Is(err) || !strings.Contains(err.Error(), "want one running deployment") {
+		t.Errorf("diff --group of two plans: got %v, want an input error asking for one deployment", err)
 	}
 }

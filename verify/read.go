@@ -20,7 +20,7 @@ type Deployment struct {
 
 // Read is the one reading of a live deployment, for verify, verify
 // --group and diff: it locates the server t names, chooses the key its
-// API takes (apiKey, the one rule), sees that it is up without making it
+// API takes (APIKey, the one rule), sees that it is up without making it
 // generate (CheckReady), that its port is its own (CheckPort), and
 // observes its processes, its /server_info, its files and, with t.Group,
 // every other rank. exp is the plan the reading will be compared with
@@ -42,7 +42,7 @@ func ReadLocated(ctx context.Context, t Target, exp *Expected, l *Located) (*Dep
 			return nil, err
 		}
 	}
-	l.APIKey = apiKey(l, exp, t)
+	l.APIKey = APIKey(l, exp, t)
 	if err := CheckReady(ctx, l); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type Target struct {
 	// APIKey is the bearer token for the server's API when neither the
 	// server's command line nor the expected plan tells it (a remote
 	// --url, a record's redacted plan); sglaunch passes OPENAI_API_KEY,
-	// as bench --url does. See apiKey for the one rule.
+	// as bench --url does. See APIKey for the one rule.
 	APIKey string
 	// Group: the server is rank 0 of a multi-node server running on this
 	// host, and Read observes every other rank too.

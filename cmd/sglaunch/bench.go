@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,9 +12,7 @@ import (
 	"github.com/sglaunch/sglaunch/bench/report"
 	"github.com/sglaunch/sglaunch/bench/workload"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
-	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -30,10 +27,8 @@ func benchCommand(e *env) *cli.Command {
 			"that is already running instead (the record then says the plan is unknown).\n\n" +
 			"Workloads: the built-ins decode-1 (one stream, 1024 in / 512 out) and sweep (concurrency 1, 8,\n" +
 			"32, 128), the profile's bench.workloads, or YAML files. Without --workload: the profile's\n" +
-			"workloads, else decode-1. Exit status: 0 ok, 1 the run failed (its record is kept, marked\n" +
-			"failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N\n" +
-			"interrupted by signal N. The record is saved after every level (status interrupted until the run\n" +
-			"ends), so a run that is killed keeps what completed.",
+			"workloads, else decode-1. The record is saved after every level (status interrupted until the\n" +
+			"run ends), so a run that is killed keeps what completed.",
 		ArgsUsage: "[-- SERVER_ARGS...]",
 		Flags: []cli.Flag{
 			profileFlag, setFlag, unsetFlag,
@@ -95,8 +90,8 @@ func (e *env) benchSetup(c *cli.Context) (*benchSetup, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n := b.plan.MultiNode.Nodes; n > 1 {
-			return nil, inputerr.Errorf("profile %s spans %d nodes (multinode.nodes) and bench starts a server on this host only; serve the group on every node (sglaunch slurm, sglaunch lws) and measure it here with: sglaunch bench --profile %s --url http://RANK0:PORT", b.plan.Profile, n, b.plan.Profile)
+		if err := bench.CheckLocal(b.plan); err != nil {
+			return nil, err
 		}
 		if prof, err = e.loadProfile(c, s); err != nil {
 			return nil, err
@@ -148,20 +143,15 @@ func (e *env) bench(c *cli.Context) error {
 // runBench runs the workloads once the launch is set up: bench.Run
 // starts the server through w.Start, measures it and stops it.
 func (e *env) runBench(ctx context.Context, c *cli.Context, b *benchSetup, log *slog.Logger, w launch.Workloads) error {
-	rec := bench.NewRecord(time.Now())
-	rec.Argv, rec.Sglaunch = redact.CommandLine(e.args), version.String()
-	rec.Host = bench.HostFacts(ctx, e.probes, e.lookPath)
-	python := b.settings.Python
-	if python == "" {
-		python = "python3"
-	}
+	rec := bench.RecordMaker(ctx, e.args, e.probes, e.lookPath)()
+	key := e.getenv("OPENAI_API_KEY")
 	spec := bench.RunSpec{
-		Plan: b.plan, URL: b.url, URLKey: e.getenv("OPENAI_API_KEY"), Python: python, Environ: e.environ(),
+		Plan: b.plan, URL: b.url, URLKey: key, Python: b.settings.Python, Environ: e.environ(),
 		Profile: b.profile, Workloads: b.workloads, Store: b.store, Record: rec, LaunchID: w.LaunchID,
 		KeepRunning: c.Bool("keep-running"), ServerOutput: c.Bool("server-output"), Details: c.Bool("details"), MaxFailures: b.maxFailures,
 		Progress: e.stderr, Log: log, Probes: e.probes,
 		Launch: w.Start,
-		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv)),
+		Locate: bench.Locator(statedir.Runtime(b.settings.RuntimeDir, b.settings.StateDir, e.getenv), key),
 		Report: func(rec *bench.Record, path string) error { return e.reportRun(rec, path, c.Bool("json"), log) },
 	}
 	_, err := bench.Run(ctx, spec, w.Signals)

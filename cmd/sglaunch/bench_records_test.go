@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sglaunch/sglaunch/tune"
 )
 
 // TestBenchListCustomOut pins issue 12, defect 14 (records): `bench list`
@@ -39,10 +42,13 @@ func TestBenchListCustomOut(t *testing.T) {
 
 // TestOutIsTheFileWritten: -o/--out names the one file a command writes,
 // also under bench, whose records directory is --dir (or, on bench
-// before the subcommand, the old --out DIR).
+// before the subcommand, the old --out DIR), and tune report, whose
+// --output is the older spelling as bench report's.
 func TestOutIsTheFileWritten(t *testing.T) {
-	dir := recordsDirWithOne(t)
+	dir, tuneDir := recordsDirWithOne(t), tuneDirWithBaseline(t)
 	for _, args := range [][]string{
+		{"tune", "report", tuneDir, "-o", "FILE"},
+		{"tune", "report", "--output", "FILE", tuneDir},
 		{"bench", "report", "--dir", dir, "-o", "FILE", "abcd"},
 		{"bench", "--dir", dir, "report", "--out", "FILE", "abcd"},
 		{"bench", "--out", dir, "report", "--output", "FILE", "abcd"},
@@ -63,6 +69,19 @@ func TestOutIsTheFileWritten(t *testing.T) {
 			t.Errorf("%s: got %v and stdout %q; want the file written, nothing on stdout", strings.Join(args, " "), err, stdout)
 		}
 	}
+}
+
+// tuneDirWithBaseline is a tune's directory whose record holds its
+// baseline, measured.
+func tuneDirWithBaseline(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "t1")
+	rec := tune.NewRecord(dir, time.Now())
+	rec.Points = []*tune.Point{{Status: tune.PointOK, Objective: &tune.Estimate{Mean: 10, Lo: 9, Hi: 11, N: 3}}}
+	if err := rec.Save(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // recordsDirWithOne is a records directory with one record, abcd1234.

@@ -266,7 +266,8 @@ func TestExitCodesZeroOneTwo(t *testing.T) {
 }
 
 // TestHelpTeaches pins issue 24, item 6: every command's help has a
-// description, an example and its exit statuses.
+// description, an example and its exit statuses, said once, under EXIT
+// STATUS (a description that said them too printed them twice).
 func TestHelpTeaches(t *testing.T) {
 	for path := range helpTexts {
 		t.Run(path, func(t *testing.T) {
@@ -280,6 +281,9 @@ func TestHelpTeaches(t *testing.T) {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("sglaunch %s --help lacks %q", path, want)
 				}
+			}
+			if desc, _, _ := strings.Cut(stdout, "EXIT STATUS:"); strings.Contains(strings.ToLower(desc), "exit status") || strings.Contains(desc, "Exits with") {
+				t.Errorf("sglaunch %s --help says its exit statuses outside EXIT STATUS", path)
 			}
 			if strings.Contains(stdout, "(default: ") {
 				t.Errorf("sglaunch %s --help writes a default as (default: X), not (default X)", path)

@@ -33,20 +33,11 @@ func diffCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			group := c.Bool("group")
-			if group && (opA.Target == nil) == (opB.Target == nil) {
-				return inputerr.Errorf("diff --group: want one running deployment (running, pid:, port:, unit:) and one plan (a profile or a record)")
-			}
-			if err := verify.ReadOperands(c.Context, &opA, &opB, group); err != nil {
+			diffs, err := verify.Diff(c.Context, &opA, &opB, c.Bool("group"))
+			if err != nil {
 				return err
 			}
-			diffs := []verify.RankDiff{{A: opA.Heading, B: opB.Heading, Rows: verify.Judge(opA, opB)}}
-			if group {
-				if diffs, err = verify.DiffGroup(opA, opB); err != nil {
-					return err
-				}
-			}
-			differs, err := verify.WriteDiffs(e.stdout, diffs, group, c.Bool("json"))
+			differs, err := verify.WriteDiffs(e.stdout, diffs, c.Bool("group"), c.Bool("json"))
 			if err != nil || !differs {
 				return err
 			}
@@ -82,7 +73,11 @@ func (e *env) diffOperand(c *cli.Context, op string) (verify.Operand, error) {
 }
 
 func (e *env) recordOperand(c *cli.Context, id string) (verify.Operand, error) {
-	exp, side, err := e.recordExpected(c, id)
+	rec, err := e.record(c, id)
+	if err != nil {
+		return verify.Operand{}, err
+	}
+	exp, side, err := rec.Expected()
 	if err != nil {
 		return verify.Operand{}, err
 	}

@@ -29,13 +29,13 @@ var helpTexts = map[string]cliflow.Help{
 	},
 	"bench": {
 		Examples: []string{"sglaunch bench --profile demo", "sglaunch bench --profile demo -w decode-1 -w sweep", "sglaunch bench --profile demo --url http://127.0.0.1:30000"},
-		Exit:     "0 ok, 1 the run failed (its record is kept, marked failed) or more requests failed than --max-failures allows, 2 bad input, 128+N interrupted by signal N",
+		Exit:     "0 ok, 1 the run failed (its record is kept, marked failed) or more requests failed than --max-failures allows (marked partial), 2 bad input, 128+N interrupted by signal N",
 	},
 	"tune": {
 		Examples: []string{"sglaunch tune --profile kimi --space nccl-space.yaml --budget 6h",
 			"sglaunch tune --resume 20261202T031500Z-ab12cd34",
 			"sglaunch tune --profile kimi --space nccl-space.yaml --slurm --tasks 8 --partition gpu"},
-		Exit: "0 the search ended (with a winner or with \"no winner beyond noise\"), 1 it could not go on (a failed run), 2 bad input, 128+N stopped by signal N (--resume goes on)",
+		Exit: "0 the search ended (with a winner, with \"no winner beyond noise\", or at the budget), 1 it could not go on (a failed run), 2 bad input, 128+N stopped by signal N (--resume goes on)",
 	},
 	"tune show": {
 		Description: "Every point of a tune, best first, with its objective's interval and status, the failed points\n" +

@@ -11,14 +11,15 @@ import (
 )
 
 // One meaning per spelling: -o/--out is always the one file a command
-// writes (slurm's script, lws's manifest, bench report's page, bench
-// export's lines); --dir is a directory of many files (bench's records).
+// writes (slurm's script, lws's manifest, bench report's and tune
+// report's page, bench export's lines); --dir is a directory of many
+// files (bench's records, tune's own).
 
 // outFlag is where slurm and lws write their file (default stdout).
 var outFlag = &cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` (replaced atomically) instead of stdout"}
 
-// outputFlag is bench report's and export's file; --output is its older
-// spelling, with the same meaning.
+// outputFlag is bench report's, bench export's and tune report's file;
+// --output is its older spelling, with the same meaning.
 var outputFlag = &cli.StringFlag{Name: "out", Aliases: []string{"o", "output"}, Usage: "write to `FILE` (replaced atomically) instead of stdout"}
 
 // benchDirFlag is where bench writes its record, server log and details.

@@ -15,12 +15,11 @@ var catalogFlag = &cli.BoolFlag{Name: "catalog", Usage: "check flags and SGLANG_
 
 func preflightCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "preflight",
-		Usage:     "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
-		ArgsUsage: "[-- SERVER_ARGS...]",
-		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix, or SKIP when it did not run.\n" +
-			"Exit status: 0 when nothing fails, 1 when a check fails, 2 on bad input.",
-		Flags: []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
+		Name:        "preflight",
+		Usage:       "check a profile before launching: NCCL/CUDA/PyTorch variables, SGLang flags and variables, model paths, port, GPUs",
+		ArgsUsage:   "[-- SERVER_ARGS...]",
+		Description: "Prints each check as PASS, WARN or FAIL with the reason and the fix, or SKIP when it did not run.",
+		Flags:       []cli.Flag{profileFlag, modeFlag(plan.ModeServe), setFlag, unsetFlag, jsonFlag, catalogFlag},
 		Action: func(c *cli.Context) error {
 			// Every mistake of the profile is a finding, the flag
 			// values of the wrong type too, not an input error.

@@ -14,8 +14,7 @@ func serveCommand(e *env) *cli.Command {
 		Description: "Prints the effective config, starts the server exactly as planned, waits until /health answers 200\n" +
 			"(sending READY=1 to systemd), then probes it every health.interval. SIGTERM, SIGINT, SIGHUP and SIGQUIT\n" +
 			"stop it: the signal goes to the server's main process (SGLang drains there), and after stop_timeout everything left is\n" +
-			"killed; a second Ctrl-C kills at once. Exits with the server's exit status (128+N when killed by\n" +
-			"signal N), 1 when sglaunch gave up on the server (start timeout, stall, unhealthy), 2 for bad input.\n" +
+			"killed; a second Ctrl-C kills at once.\n" +
 			"A stop asked for by SIGTERM, SIGINT or SIGHUP that the server completes by itself (SGLang drains,\n" +
 			"then SIGKILLs its own tree) ends sglaunch by that signal, which systemd counts as a clean stop.",
 		ArgsUsage: "[-- SERVER_ARGS...]",

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/sglaunch/sglaunch/internal/inputerr"
@@ -18,7 +16,7 @@ func statusCommand(e *env) *cli.Command {
 		Usage: "show the running sglaunch launches: phase, load, liveness, restarts, the benchmark they reproduce",
 		Description: "Reads the runtime state of each launch on this host, and the launch's status endpoint when it has one\n" +
 			"(--status-addr): the phase while loading, the ETA, the probes, restarts and the last exit come only\n" +
-			"from there. --url reads a status endpoint anywhere. Exit status 0 when a launch was found, 2 when none.",
+			"from there. --url reads a status endpoint anywhere.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "profile", Aliases: []string{"p"}, Usage: "only the launch of profile `NAME` (default: every launch)"},
 			&cli.StringFlag{Name: "url", Usage: "read the status endpoint at `URL` (http://HOST:PORT) instead of the runtime state"},
@@ -41,15 +39,7 @@ func statusCommand(e *env) *cli.Command {
 				}
 				return jsonout.Write(e.stdout, snaps)
 			}
-			for i, s := range snaps {
-				if i > 0 {
-					fmt.Fprintln(e.stdout)
-				}
-				if err := status.Render(e.stdout, s); err != nil {
-					return err
-				}
-			}
-			return nil
+			return status.RenderAll(e.stdout, snaps)
 		},
 	}
 }

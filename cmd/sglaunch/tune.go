@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/redact"
 	"github.com/sglaunch/sglaunch/internal/statedir"
-	"github.com/sglaunch/sglaunch/internal/version"
 	"github.com/sglaunch/sglaunch/launch"
 	"github.com/sglaunch/sglaunch/plan"
 	"github.com/sglaunch/sglaunch/profiles"
@@ -37,8 +35,7 @@ func tuneCommand(e *env) *cli.Command {
 			"profile, which extends the base and sets only what changed, is written beside the record.\n\n" +
 			"The space is the profile's tune: section, or a YAML file (--space), with parameters: (KEY: [values], {range: [A, B], step: N} or\n" +
 			"{pow2: [A, B]}), objective: (workload, metric, direction), constraints:, strategy:, count:, seed:,\n" +
-			"rounds:, budget:, keep:. Exit status: 0 the search ended (with or without a winner, or at the\n" +
-			"budget), 1 it could not run, 2 bad input, 128+N interrupted by signal N.",
+			"rounds:, budget:, keep:.",
 		Flags: []cli.Flag{
 			profileFlag,
 			&cli.StringFlag{Name: "space", Usage: "the search space: a YAML `FILE`"},
@@ -111,16 +108,10 @@ func (e *env) tune(c *cli.Context) error {
 	}
 
 	ctx := context.WithoutCancel(c.Context)
-	host := bench.HostFacts(ctx, e.probes, e.lookPath)
-	argv := redact.CommandLine(e.args)
 	cfg := tune.Config{
 		Resolve: resolve, Workload: w, Store: store,
-		NewBenchRecord: func() *bench.Record {
-			r := bench.NewRecord(time.Now())
-			r.Argv, r.Sglaunch, r.Host = argv, version.String(), host
-			return r
-		},
-		Progress: e.stderr, Log: log, Probes: e.probes,
+		NewBenchRecord: bench.RecordMaker(ctx, e.args, e.probes, e.lookPath),
+		Progress:       e.stderr, Log: log, Probes: e.probes,
 		Shard: shard, Shards: shards,
 	}
 	if c.Bool("slurm") {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sglaunch/sglaunch/internal/atomicfile"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/jsonout"
 	"github.com/sglaunch/sglaunch/tune"
@@ -35,7 +32,7 @@ func tuneRecordCommands(e *env) []*cli.Command {
 			Name:      "report",
 			Usage:     "write a tune's HTML report: every point's objective with its interval, sorted, and each parameter's effect",
 			ArgsUsage: "[DIR|ID]",
-			Flags:     []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (default stdout)"}},
+			Flags:     []cli.Flag{outputFlag},
 			Action: func(c *cli.Context) error {
 				rec, err := e.loadTune(c)
 				if err != nil {
@@ -45,16 +42,7 @@ func tuneRecordCommands(e *env) []*cli.Command {
 				if err := tune.WriteReport(&b, rec); err != nil {
 					return err
 				}
-				out := c.String("output")
-				if out == "" {
-					_, err := e.stdout.Write(b.Bytes())
-					return err
-				}
-				if err := atomicfile.Write(out, b.Bytes(), 0o644); err != nil {
-					return fmt.Errorf("write report: %w", err)
-				}
-				fmt.Fprintf(e.stderr, "report written to %s\n", out)
-				return nil
+				return e.writeOut(c, b.Bytes())
 			},
 		},
 	}
@@ -72,9 +60,6 @@ func (e *env) loadTune(c *cli.Context) (*tune.Record, error) {
 	dir, err := tune.FindDir(e.tunesDir(s), c.Args().First())
 	if err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, inputerr.Errorf("tune %s: %v", dir, err)
 	}
 	return tune.Load(dir)
 }

@@ -87,7 +87,11 @@ func (e *env) expected(c *cli.Context) (verify.Expected, error) {
 		if c.IsSet("set") || c.IsSet("unset") {
 			return verify.Expected{}, inputerr.Errorf("--set/--unset change a profile's plan; a record's plan is fixed")
 		}
-		exp, _, err := e.recordExpected(c, id)
+		rec, err := e.record(c, id)
+		if err != nil {
+			return verify.Expected{}, err
+		}
+		exp, _, err := rec.Expected()
 		return exp, err
 	}
 	plan, _, err := e.loadPlan(c, plan.ModeServe)

@@ -234,6 +234,20 @@ class Engine:
         self.children.append(child)
         return child
 
+    def _spawn_untracked(self, role, title, env):
+        """A scheduler process in a role of its own (the setsid worker, the
+        daemon): it gets no control pipe and is not in self.children, so the
+        watchdog (crashed_child) does not watch it."""
+        child = self._spawn(
+            role,
+            "sglang.srt.scheduler",
+            ["--role", role, "--title", title, "--parent", str(os.getpid()), "--log-fd", str(self.cfg.log_fd)],
+            env,
+            with_ctl=False,
+        )
+        self.children.remove(child)
+        return child
+
     def launch(self):
         """Start every worker and block until all have loaded."""
         args, cfg = self.args, self.cfg
@@ -318,28 +332,11 @@ class Engine:
                 "detokenizer", "sglang.srt.detokenizer_manager", ["--parent", str(os.getpid())], base_env
             )
         if cfg.setsid_worker:
-            esc = self._spawn(
-                "escaped",
-                "sglang.srt.scheduler",
-                ["--role", "escaped", "--title", "sglang::escaped_worker", "--parent", str(os.getpid()),
-                 "--log-fd", str(cfg.log_fd)],
-                base_env,
-                with_ctl=False,
-            )
-            self.children.remove(esc)
+            esc = self._spawn_untracked("escaped", "sglang::escaped_worker", base_env)
             self.escaped, self.escaped_pid = esc, esc.pid
         untracked = [self.escaped] if self.escaped else []
         if cfg.daemon:
-            daemon = self._spawn(
-                "daemon",
-                "sglang.srt.scheduler",
-                ["--role", "daemon", "--title", "sglang::daemon", "--parent", str(os.getpid()),
-                 "--log-fd", str(cfg.log_fd)],
-                base_env,
-                with_ctl=False,
-            )
-            self.children.remove(daemon)
-            untracked.append(daemon)
+            untracked.append(self._spawn_untracked("daemon", "sglang::daemon", base_env))
         self._wait_ready(self.children + untracked)
         if self.node_rank == 0:
             from sglang.srt import startup_time

@@ -191,6 +191,12 @@ def _traceback_for(frac, pkg):
             "3. disable torch compile by not using --enable-torch-compile\n"
             "4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)"
         )
+    return _format_traceback(frames, exc)
+
+
+def _format_traceback(frames, exc):
+    """A Python traceback as the interpreter prints it: the frames (path,
+    line, function, source line), innermost last, then the exception."""
     lines = ["Traceback (most recent call last):"]
     for path, line, func, code in frames:
         lines.append(f'  File "{path}", line {line}, in {func}')
@@ -235,12 +241,7 @@ def _running_traceback(where, exc):
         exc = ("RuntimeError: CUDA error: an illegal memory access was encountered\n"
                "CUDA kernel errors might be asynchronously reported at some other API call, so the "
                "stacktrace below might be incorrect.")
-    lines = ["Traceback (most recent call last):"]
-    for path, line, func, code in frames:
-        lines.append(f'  File "{path}", line {line}, in {func}')
-        lines.append(f"    {code}")
-    lines.append(exc)
-    return "\n".join(lines)
+    return _format_traceback(frames, exc)
 
 
 def _dist_traceback(exc):
@@ -255,12 +256,18 @@ def _dist_traceback(exc):
         (f"{pkg}/srt/distributed/parallel_state.py", 1429, "init_distributed_environment",
          "torch.distributed.init_process_group("),
     ]
-    lines = ["Traceback (most recent call last):"]
-    for path, line, func, code in frames:
-        lines.append(f'  File "{path}", line {line}, in {func}')
-        lines.append(f"    {code}")
-    lines.append(exc)
-    return "\n".join(lines)
+    return _format_traceback(frames, exc)
+
+
+def _ready_then_pause(args):
+    """A process outside the engine's watch (the daemon, the escaped
+    worker): take its title, say ready, and wait for a signal forever."""
+    set_process_title(args.title)
+    if args.ready_fd >= 0:
+        os.write(args.ready_fd, b"ready\n")
+        os.close(args.ready_fd)
+    while True:
+        signal.pause()
 
 
 def _bs_list(args):
@@ -531,12 +538,7 @@ def main(argv=None):
         if mid == 0:
             os.setsid()
             if os.fork() == 0:
-                set_process_title(args.title)
-                if args.ready_fd >= 0:
-                    os.write(args.ready_fd, b"ready\n")
-                    os.close(args.ready_fd)
-                while True:
-                    signal.pause()
+                _ready_then_pause(args)
             os._exit(0)
         os.waitpid(mid, 0)
         os._exit(0)
@@ -545,12 +547,7 @@ def main(argv=None):
         # parent-death signal: only a supervisor that looks for it (a
         # subreaper, a walk of /proc) will ever stop this process.
         os.setsid()
-        set_process_title(args.title)
-        if args.ready_fd >= 0:
-            os.write(args.ready_fd, b"ready\n")
-            os.close(args.ready_fd)
-        while True:
-            signal.pause()
+        _ready_then_pause(args)
     kill_itself_when_parent_died(args.parent)
     set_process_title(args.title)
     links = []

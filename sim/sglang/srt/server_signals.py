@@ -54,6 +54,17 @@ class ServerSignals:
             self.loop.add_signal_handler(signal.SIGTERM, self.sigterm_handler)
         self.loop.create_task(self._sigterm_watchdog())
 
+    def _stop_listening(self):
+        """uvicorn's shutdown start, for SIGTERM before SGLang's handler and
+        for SIGINT: close the listening socket, say "Shutting down" and
+        close the connections that hold no request."""
+        if self.server is not None:
+            self.server.close()
+        logger.raw(uvicorn_line("Shutting down"))
+        for conn in list(self.conns):
+            if not conn.busy:
+                conn.close()
+
     def uvicorn_sigterm_handler(self):
         """uvicorn's handle_exit before SGLang's handler exists: stop
         accepting, wait for open requests, then the lifespan's shutdown
@@ -68,12 +79,7 @@ class ServerSignals:
         self.closing = True
         for h in getattr(self, "_warmup_timers", ()):
             h.cancel()
-        if self.server is not None:
-            self.server.close()
-        logger.raw(uvicorn_line("Shutting down"))
-        for conn in list(self.conns):
-            if not conn.busy:
-                conn.close()
+        self._stop_listening()
         self.loop.create_task(self._uvicorn_shutdown())
 
     async def _uvicorn_shutdown(self):
@@ -161,12 +167,7 @@ class ServerSignals:
             os._exit(0)
         self.closing = True
         self.tm.gracefully_exit = True
-        if self.server is not None:
-            self.server.close()
-        logger.raw(uvicorn_line("Shutting down"))
-        for conn in list(self.conns):
-            if not conn.busy:
-                conn.close()
+        self._stop_listening()
         self.loop.create_task(self._sigint_drain())
 
     async def _sigint_drain(self):
