@@ -1,13 +1,20 @@
 package status
 
 import (
+	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 // TestStatusFloodCannotExhaustFiles: a connection flood on the status
@@ -113,4 +120,61 @@ func openFiles(t *testing.T) int {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
 	return len(ents)
+}
+
+// TestProxyRefusesOversizedMetrics: the proxy read at most 16 MiB of the
+// server's /metrics and parsed what it got, so an answer cut at a line
+// boundary passed through as if whole (up 1, half the series), and any
+// other cut failed with nobody told why. An answer over the cap is now
+// refused whole, with or without a Content-Length: sglaunch's /metrics
+// still answers, small, with sglaunch_sglang_metrics_up 0 and
+// sglaunch_sglang_metrics_errors_total{reason="too_large"}, and the log
+// says so once, not at every read.
+func TestProxyRefusesOversizedMetrics(t *testing.T) {
+	// 32-byte lines: 16 MiB ends exactly between two of them.
+	const lineBytes = 32
+	lines := proxyMaxBytes/lineBytes + proxyMaxBytes/lineBytes/8
+	var body strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&body, "sglang:big{i=\"%0*d\"} 1\n", lineBytes-len(`sglang:big{i=""} 1`)-1, i)
+	}
+	big := body.String()
+	for _, tt := range []struct {
+		name   string
+		length bool // send a Content-Length
+	}{{"chunked", false}, {"content-length", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			backend := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+				if tt.length {
+					w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+				}
+				_, _ = io.WriteString(w, big)
+			}))
+			logs := &testkit.SyncBuffer{}
+			srv := listen(t, NewState(testInfo()), Options{ProxyURL: backend, Log: slog.New(slog.NewTextHandler(logs, nil))})
+			for read := 1; read <= 2; read++ {
+				if read == 2 {
+					time.Sleep(proxyCacheFor) // the next scrape reads again
+				}
+				code, text := get(t, srv.URL()+"/metrics")
+				fams := parse(t, text)
+				if _, ok := fams["sglang:big"]; ok {
+					t.Fatalf("read %d: %d of the oversized answer's series passed through", read, len(fams["sglang:big"].Metric))
+				}
+				if code != 200 || len(text) > 1<<20 {
+					t.Errorf("read %d: /metrics %d with %d bytes, want 200 and sglaunch's own series only", read, code, len(text))
+				}
+				if v, ok := value(fams, "sglaunch_sglang_metrics_up", nil); !ok || v != 0 {
+					t.Errorf("read %d: sglaunch_sglang_metrics_up = %v (%v), want 0", read, v, ok)
+				}
+				if v, _ := value(fams, "sglaunch_sglang_metrics_errors_total", map[string]string{"reason": "too_large"}); v != float64(read) {
+					t.Errorf("read %d: sglaunch_sglang_metrics_errors_total{reason=\"too_large\"} = %v, want %d", read, v, read)
+				}
+			}
+			if n := strings.Count(logs.String(), "larger than 16 MiB"); n != 1 {
+				t.Errorf("the log says %d times that the answer is too large, want once:\n%s", n, logs.String())
+			}
+		})
+	}
 }

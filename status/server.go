@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -29,6 +30,8 @@ type Options struct {
 	// ProxyURL, when set, is the server's base URL whose sglang:* series
 	// /metrics passes through (--status-proxy-metrics).
 	ProxyURL string
+	// Log hears why the proxy's reads fail (nil: nothing is logged).
+	Log *slog.Logger
 }
 
 // Server is a launch's status endpoint.
@@ -53,7 +56,7 @@ func Listen(s *State, opts Options) (*Server, error) {
 	if opts.ProxyURL != "" {
 		// The proxy first: it sets sglaunch_sglang_metrics_up, which the
 		// registry then reports.
-		g = prometheus.Gatherers{newProxy(s, opts.ProxyURL), s.Registry()}
+		g = prometheus.Gatherers{newProxy(s, opts.ProxyURL, opts.Log), s.Registry()}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /livez", srv.livez)
