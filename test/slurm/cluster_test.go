@@ -102,7 +102,7 @@ ReturnToService=2
 MailProg=/bin/true
 PropagateResourceLimits=NONE
 # Short waits: a killed step's SIGTERM to SIGKILL (2 s unless a test
-# asks for more), a dead node noticed.
+# asks for more; slurmd waits at least 5 s), a dead node noticed.
 KillWait={{.KillWait}}
 SlurmdTimeout=30
 MessageTimeout=10
