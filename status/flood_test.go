@@ -63,6 +63,128 @@ func TestStatusFloodCannotExhaustFiles(t *testing.T) {
 	}
 }
 
+// TestFloodCannotStarveProbes: with every slot held by idle peers, a
+// probe waited in the kernel's queue until one timed out (5 s a slot),
+// so under a steady flood /livez never answered and a kubelet would
+// restart a healthy pod. Now a newcomer takes the slot of the peer idle
+// longest: 200 peers that reconnect as soon as they are dropped, and
+// every /livez still answers within 2 s.
+func TestFloodCannotStarveProbes(t *testing.T) {
+	srv := listen(t, NewState(testInfo()), Options{})
+	defer reconnectingFlood(srv.Addr(), 200)()
+	time.Sleep(500 * time.Millisecond) // every slot taken
+	client := &http.Client{Timeout: 2 * time.Second}
+	var slowest time.Duration
+	for i := range 15 {
+		start := time.Now()
+		resp, err := client.Get(srv.URL() + "/livez")
+		if err != nil {
+			t.Fatalf("probe %d during the flood: %v", i, err)
+		}
+		resp.Body.Close()
+		slowest = max(slowest, time.Since(start))
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("probe %d during the flood: /livez %d, want 200", i, resp.StatusCode)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("15 probes of /livez under a flood of 200 reconnecting idle peers: slowest %v", slowest)
+}
+
+// TestFloodSparesRequestsInFlight: the eviction takes only connections
+// outside a handler: a scrape whose proxied read takes 1 s completes
+// while 200 peers flood the endpoint.
+func TestFloodSparesRequestsInFlight(t *testing.T) {
+	backend := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Second)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write([]byte(sglangMetrics))
+	}))
+	srv := listen(t, NewState(testInfo()), Options{ProxyURL: backend})
+	type result struct {
+		text string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		client := &http.Client{Timeout: 10 * time.Second}
+		resp, err := client.Get(srv.URL() + "/metrics")
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		done <- result{string(b), err}
+	}()
+	time.Sleep(200 * time.Millisecond) // the scrape is in its handler
+	stop := reconnectingFlood(srv.Addr(), 200)
+	defer stop()
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("the scrape in flight during the flood: %v", r.err)
+	}
+	if _, ok := parse(t, r.text)["sglang:num_running_reqs"]; !ok {
+		t.Errorf("the scrape in flight during the flood lacks sglang:num_running_reqs")
+	}
+}
+
+// reconnectingFlood has n peers connect to addr and say nothing, each
+// connecting again as soon as the endpoint drops it; the returned
+// function ends them.
+func reconnectingFlood(addr string, n int) (stop func()) {
+	quit := make(chan struct{})
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		open = map[net.Conn]bool{}
+	)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := net.DialTimeout("tcp", addr, time.Second)
+				if err != nil {
+					select {
+					case <-quit:
+						return
+					default:
+						continue
+					}
+				}
+				mu.Lock()
+				select {
+				case <-quit:
+					mu.Unlock()
+					c.Close()
+					return
+				default:
+				}
+				open[c] = true
+				mu.Unlock()
+				_, _ = c.Read(make([]byte, 1)) // until the server drops it
+				mu.Lock()
+				delete(open, c)
+				mu.Unlock()
+				c.Close()
+			}
+		}()
+	}
+	return func() {
+		mu.Lock()
+		close(quit)
+		for c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}
+}
+
 // TestIdleConnectionsAreClosed: an idle connection (no request, or a
 // keep-alive after one) frees its slot within the header and idle
 // timeouts, so a handful of idle peers cannot hold the endpoint.

@@ -15,7 +15,8 @@ import (
 
 // Server timeouts: a status client is a probe or a scrape, never a
 // stream. A connection holds one of maxConns slots while it is open, so
-// an idle one is closed soon: a scraper reconnects at its next interval.
+// an idle one is closed soon (at once when a newcomer needs its slot): a
+// scraper reconnects at its next interval.
 const (
 	readHeaderTimeout = 5 * time.Second
 	writeTimeout      = 30 * time.Second
@@ -64,7 +65,8 @@ func Listen(s *State, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /status", srv.status)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	srv.srv = &http.Server{
-		Handler:           mux,
+		Handler:           markBusy(mux),
+		ConnContext:       withConn,
 		ReadHeaderTimeout: readHeaderTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,

@@ -2,7 +2,9 @@ package test
 
 import (
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -28,6 +30,9 @@ const (
 	floodHold    = 8 * time.Second
 	floodMaxRSS  = 128 << 20 // peak resident set allowed: generous, far below a held-connection flood's
 	floodMaxOpen = 200       // sglaunch's descriptors during the flood: 64 connections and its own
+	// floodProbeTimeout is a probe's patience: a kubelet's default
+	// timeoutSeconds is 1, with room for a loaded machine.
+	floodProbeTimeout = 2 * time.Second
 )
 
 // TestStatusFloodThroughBinary pins issue 22, defect 9 through the real
@@ -64,60 +69,20 @@ func TestStatusFloodThroughBinary(t *testing.T) {
 	needFiles(t, floodConns+256)
 	rssBefore := procStatusKB(t, pid, "VmRSS")
 
-	// The flood: every tenth connection asks /livez and keeps the
-	// connection open (a keep-alive), the rest say nothing.
-	conns := make(chan net.Conn, floodConns)
-	var failed atomic.Int32
-	var wg sync.WaitGroup
-	const dialers = 100
-	for d := range dialers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := d; i < floodConns; i += dialers {
-				c, err := net.DialTimeout("tcp", addr, 3*time.Second)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				if i%10 == 0 {
-					_, _ = c.Write([]byte("GET /livez HTTP/1.1\r\nHost: flood\r\n\r\n"))
-				}
-				conns <- c
-			}
-		}()
+	// Two floods, each with a probe of /livez every 100 ms as a
+	// kubelet's would be: 5,000 idle connections held (before the
+	// eviction each slot stayed taken 5 s, so /livez waited minutes),
+	// then 5,000 peers that connect again as soon as they are dropped.
+	idle := floodPhase(t, p, pid, base, startFlood(addr, floodConns, false))
+	if idle.answered != idle.probes {
+		t.Errorf("/livez answered %d of %d probes during the idle flood within %v (slowest %v), want every one", idle.answered, idle.probes, floodProbeTimeout, idle.slowest)
 	}
-	maxOpen := 0
-	sample := func() {
-		if n := openFilesOf(pid); n > maxOpen {
-			maxOpen = n
-		}
-	}
-	dialed := make(chan struct{})
-	go func() { wg.Wait(); close(dialed) }()
-	for waiting := true; waiting; {
-		select {
-		case <-dialed:
-			waiting = false
-		case <-time.After(100 * time.Millisecond):
-			sample()
-		}
-	}
-	close(conns)
-	held := len(conns)
-	for end := time.Now().Add(floodHold); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		sample()
-		if isDone(p) {
-			break
-		}
+	churn := floodPhase(t, p, pid, base, startFlood(addr, floodConns, true))
+	if churn.answered == 0 {
+		t.Errorf("/livez answered none of %d probes during the reconnecting flood", churn.probes)
 	}
 	peak := procStatusKB(t, pid, "VmHWM")
-	for c := range conns {
-		c.Close()
-	}
-	if held <= floodFiles {
-		t.Fatalf("only %d of %d flood connections were made (%d failed), want more than sglaunch's %d files", held, floodConns, failed.Load(), floodFiles)
-	}
+	maxOpen := max(idle.maxOpen, churn.maxOpen)
 
 	// After the flood: the endpoint answers, the server is the same.
 	testkit.WaitFor(t, time.Minute, "/readyz 200 after the flood", func() bool {
@@ -148,8 +113,9 @@ func TestStatusFloodThroughBinary(t *testing.T) {
 	if peak*1024 > floodMaxRSS {
 		t.Errorf("sglaunch's peak RSS %d KiB under the flood, want under %d MiB", peak, floodMaxRSS>>20)
 	}
-	t.Logf("status flood: %d of %d connections held %v against sglaunch (RLIMIT_NOFILE %d): sglaunch RSS %d KiB before, peak (VmHWM) %d KiB; at most %d descriptors open; 0 liveness failures, server pid %d kept",
-		held, floodConns, floodHold, floodFiles, rssBefore, peak, maxOpen, server)
+	t.Logf("status flood, %d peers for %v each way against sglaunch (RLIMIT_NOFILE %d): sglaunch RSS %d KiB before, peak (VmHWM) %d KiB; at most %d descriptors open; 0 liveness failures, server pid %d kept", floodConns, floodHold, floodFiles, rssBefore, peak, maxOpen, server)
+	t.Logf("idle: %s", idle)
+	t.Logf("reconnecting: %s", churn)
 
 	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	// A drained stop ends sglaunch by the signal (TestServeExitStatus).
@@ -214,4 +180,116 @@ func metricValue(t *testing.T, text, name string) float64 {
 	}
 	t.Fatalf("/metrics has no %s:\n%s", name, text)
 	return 0
+}
+
+// floodResult is what one flood did.
+type floodResult struct {
+	made, failed     int64 // connections made and dials that failed
+	maxOpen          int   // sglaunch's descriptors, at most
+	probes, answered int   // /livez probes, and those answered 200 within floodProbeTimeout
+	slowest          time.Duration
+}
+
+func (r floodResult) String() string {
+	return fmt.Sprintf("%d connections made (%d dials failed), at most %d descriptors open in sglaunch, /livez answered %d of %d probes, slowest %v",
+		r.made, r.failed, r.maxOpen, r.answered, r.probes, r.slowest.Round(time.Millisecond))
+}
+
+// floodPhase probes /livez every 100 ms for floodHold while f runs,
+// then stops f. It fails the test when the flood made no more
+// connections than sglaunch has descriptors: then it proved nothing.
+func floodPhase(t *testing.T, p *Proc, pid int, base string, f *flood) floodResult {
+	t.Helper()
+	var r floodResult
+	probe := &http.Client{Timeout: floodProbeTimeout}
+	for end := time.Now().Add(floodHold); time.Now().Before(end) && !isDone(p); time.Sleep(100 * time.Millisecond) {
+		r.maxOpen = max(r.maxOpen, openFilesOf(pid))
+		r.probes++
+		t0 := time.Now()
+		if resp, err := probe.Get(base + "/livez"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				r.answered++
+			}
+		}
+		r.slowest = max(r.slowest, time.Since(t0))
+	}
+	f.stop()
+	r.made, r.failed = f.dials.Load(), f.failed.Load()
+	if r.made <= floodFiles {
+		t.Fatalf("the flood made %d connections (%d dials failed), want more than sglaunch's %d files", r.made, r.failed, floodFiles)
+	}
+	return r
+}
+
+// flood is n peers on addr, each connected and saying nothing (every
+// tenth asks /livez first and keeps its connection, a keep-alive);
+// with reconnect, each connects again as soon as the endpoint drops
+// it, until stop.
+type flood struct {
+	addr          string
+	reconnect     bool
+	dials, failed atomic.Int64
+	wg            sync.WaitGroup
+
+	mu      sync.Mutex
+	open    map[net.Conn]bool
+	stopped bool
+}
+
+func startFlood(addr string, n int, reconnect bool) *flood {
+	f := &flood{addr: addr, reconnect: reconnect, open: map[net.Conn]bool{}}
+	for i := range n {
+		f.wg.Add(1)
+		go f.peer(i)
+	}
+	return f
+}
+
+func (f *flood) peer(i int) {
+	defer f.wg.Done()
+	for {
+		c, err := net.DialTimeout("tcp", f.addr, 3*time.Second)
+		f.mu.Lock()
+		stopped := f.stopped
+		if err == nil && !stopped {
+			f.open[c] = true
+		}
+		f.mu.Unlock()
+		if err != nil {
+			f.failed.Add(1)
+			if stopped {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if stopped {
+			c.Close()
+			return
+		}
+		f.dials.Add(1)
+		if i%10 == 0 {
+			_, _ = c.Write([]byte("GET /livez HTTP/1.1\r\nHost: flood\r\n\r\n"))
+		}
+		_, _ = io.Copy(io.Discard, c) // until the endpoint drops it
+		if !f.reconnect {
+			return // held open, idle, until stop
+		}
+		f.mu.Lock()
+		delete(f.open, c)
+		f.mu.Unlock()
+		c.Close()
+	}
+}
+
+// stop closes every connection and waits for the peers to end.
+func (f *flood) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	for c := range f.open {
+		c.Close()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
 }
