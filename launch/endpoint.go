@@ -56,7 +56,7 @@ func (l *launch) listen(ctx context.Context, benchmarked *bench.Benchmarked) err
 		log.Warn("restarts: " + err.Error())
 	}
 	st := status.NewState(info)
-	srv, err := status.Listen(st, status.Options{Addr: p.StatusAddr, ProxyURL: proxyURL})
+	srv, err := status.Listen(st, status.Options{Addr: p.StatusAddr, ProxyURL: proxyURL, Log: log})
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			// Taken: by another process now, perhaps this unit's last

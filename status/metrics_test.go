@@ -20,7 +20,7 @@ import (
 
 // allowedLabels are every label name a sglaunch_* series may carry:
 // profile and fingerprint everywhere, and fixed enumerations.
-var allowedLabels = []string{"profile", "fingerprint", "phase", "probe", "result", "mode", "sglang_version", "interpreter", "le"}
+var allowedLabels = []string{"profile", "fingerprint", "phase", "probe", "result", "mode", "sglang_version", "interpreter", "le", "reason"}
 
 func listen(t *testing.T, s *State, opts Options) *Server {
 	t.Helper()

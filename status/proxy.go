@@ -1,9 +1,12 @@
 package status
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -22,7 +25,8 @@ const (
 	// proxyTimeout bounds one read of SGLang's /metrics, well inside a
 	// scrape's usual 10 s timeout.
 	proxyTimeout = 3 * time.Second
-	// proxyMaxBytes caps it: a server with thousands of series is a few MiB.
+	// proxyMaxBytes caps it: a server with thousands of series is a few
+	// MiB. A larger answer is refused whole, never passed through cut.
 	proxyMaxBytes = 16 << 20
 	// proxyCacheFor is how long one read serves every scrape: concurrent
 	// scrapers (Prometheus pairs, a dashboard) share one read and one
@@ -31,6 +35,19 @@ const (
 	// proxyPrefix selects what is passed through: SGLang's own series.
 	proxyPrefix = "sglang:"
 )
+
+// Why a read of the server's /metrics failed: the values of
+// sglaunch_sglang_metrics_errors_total's reason label.
+const (
+	reasonUnavailable = "unavailable" // no answer within proxyTimeout, or an HTTP error status
+	reasonTooLarge    = "too_large"   // more than proxyMaxBytes
+	reasonMalformed   = "malformed"   // not the Prometheus text format
+)
+
+var proxyReasons = []string{reasonUnavailable, reasonTooLarge, reasonMalformed}
+
+// errTooLarge refuses an answer over proxyMaxBytes.
+var errTooLarge = fmt.Errorf("the server's /metrics is larger than %d MiB", proxyMaxBytes>>20)
 
 // proxy is a prometheus.Gatherer that reads the server's /metrics at each
 // scrape and passes its sglang:* families through, each series with the
@@ -43,12 +60,15 @@ type proxy struct {
 	client *sglangapi.Client
 	labels []*dto.LabelPair
 	up     prometheus.Gauge
+	errs   *prometheus.CounterVec // failed reads by reason
+	log    *slog.Logger
 	now    func() time.Time
 
 	// mu makes one read at a time; the last one serves for proxyCacheFor.
 	mu      sync.Mutex
 	fams    []*dto.MetricFamily
 	fetched time.Time
+	failing string // the reason the last read failed; "" when it worked
 }
 
 // Gather implements prometheus.Gatherer. A server that does not answer
@@ -61,9 +81,10 @@ func (p *proxy) Gather() ([]*dto.MetricFamily, error) {
 		fams, err := p.fetch()
 		p.fams, p.fetched = fams, p.now()
 		if err != nil {
-			p.up.Set(0)
+			p.failed(err)
 		} else {
 			p.up.Set(1)
+			p.failing = ""
 		}
 	}
 	return shallowCopy(p.fams), nil
@@ -79,6 +100,26 @@ func shallowCopy(in []*dto.MetricFamily) []*dto.MetricFamily {
 		out[i] = c
 	}
 	return out
+}
+
+// failed counts a failed read by its reason and says why in the log
+// when the reason is the server's answer itself (too large, malformed)
+// and it was not the last read's: a server that is loading or hung is
+// what liveness reports.
+func (p *proxy) failed(err error) {
+	p.up.Set(0)
+	reason := reasonUnavailable
+	switch {
+	case errors.Is(err, errTooLarge):
+		reason = reasonTooLarge
+	case errors.As(err, new(expfmt.ParseError)):
+		reason = reasonMalformed
+	}
+	p.errs.WithLabelValues(reason).Inc()
+	if reason != reasonUnavailable && reason != p.failing {
+		p.log.Warn(fmt.Sprintf("--status-proxy-metrics: %v; SGLang's series are left out of /metrics until it reads again (sglaunch_sglang_metrics_errors_total{reason=%q})", err, reason))
+	}
+	p.failing = reason
 }
 
 func (p *proxy) fetch() ([]*dto.MetricFamily, error) {
@@ -98,8 +139,21 @@ func (p *proxy) fetch() ([]*dto.MetricFamily, error) {
 	if err := sglangapi.CheckResponse(resp); err != nil {
 		return nil, err
 	}
+	if resp.ContentLength > proxyMaxBytes {
+		return nil, fmt.Errorf("%w (%d bytes)", errTooLarge, resp.ContentLength)
+	}
+	// Read whole before parsing: an answer over the cap (without a
+	// Content-Length) costs a buffer, not the series parsed so far, and
+	// is never parsed cut.
+	text, err := io.ReadAll(io.LimitReader(resp.Body, proxyMaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", req.URL, err)
+	}
+	if len(text) > proxyMaxBytes {
+		return nil, errTooLarge
+	}
 	parser := expfmt.NewTextParser(model.LegacyValidation)
-	byName, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, proxyMaxBytes))
+	byName, err := parser.TextToMetricFamilies(bytes.NewReader(text))
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", req.URL, err)
 	}
@@ -132,13 +186,23 @@ func (p *proxy) relabel(in []*dto.LabelPair) []*dto.LabelPair {
 }
 
 // newProxy passes the sglang:* series of the server at baseURL through
-// the state's metrics.
-func newProxy(s *State, baseURL string) *proxy {
+// the state's metrics; log (nil: none) hears why reads fail.
+func newProxy(s *State, baseURL string, log *slog.Logger) *proxy {
 	up := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: namespace, Name: "sglang_metrics_up",
 		Help: "1 when the last read of the server's own /metrics (--status-proxy-metrics) succeeded.",
 	})
-	s.metrics.wrapped.MustRegister(up)
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "sglang_metrics_errors_total",
+		Help: "Failed reads of the server's own /metrics (--status-proxy-metrics) by reason: unavailable (no answer in 3 s, or an HTTP error), too_large (over 16 MiB, refused whole), malformed (not the text format).",
+	}, []string{"reason"})
+	for _, r := range proxyReasons {
+		errs.WithLabelValues(r)
+	}
+	s.metrics.wrapped.MustRegister(up, errs)
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	str := func(v string) *string { return &v }
 	return &proxy{
 		client: sglangapi.New(baseURL, sglangapi.Options{}),
@@ -146,7 +210,9 @@ func newProxy(s *State, baseURL string) *proxy {
 			{Name: str("fingerprint"), Value: str(short(s.info.Fingerprint))},
 			{Name: str("profile"), Value: str(s.info.Profile)},
 		},
-		up:  up,
-		now: time.Now,
+		up:   up,
+		errs: errs,
+		log:  log,
+		now:  time.Now,
 	}
 }

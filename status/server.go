@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -14,7 +15,8 @@ import (
 
 // Server timeouts: a status client is a probe or a scrape, never a
 // stream. A connection holds one of maxConns slots while it is open, so
-// an idle one is closed soon: a scraper reconnects at its next interval.
+// an idle one is closed soon (at once when a newcomer needs its slot): a
+// scraper reconnects at its next interval.
 const (
 	readHeaderTimeout = 5 * time.Second
 	writeTimeout      = 30 * time.Second
@@ -29,6 +31,8 @@ type Options struct {
 	// ProxyURL, when set, is the server's base URL whose sglang:* series
 	// /metrics passes through (--status-proxy-metrics).
 	ProxyURL string
+	// Log hears why the proxy's reads fail (nil: nothing is logged).
+	Log *slog.Logger
 }
 
 // Server is a launch's status endpoint.
@@ -53,7 +57,7 @@ func Listen(s *State, opts Options) (*Server, error) {
 	if opts.ProxyURL != "" {
 		// The proxy first: it sets sglaunch_sglang_metrics_up, which the
 		// registry then reports.
-		g = prometheus.Gatherers{newProxy(s, opts.ProxyURL), s.Registry()}
+		g = prometheus.Gatherers{newProxy(s, opts.ProxyURL, opts.Log), s.Registry()}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /livez", srv.livez)
@@ -61,7 +65,8 @@ func Listen(s *State, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /status", srv.status)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	srv.srv = &http.Server{
-		Handler:           mux,
+		Handler:           markBusy(mux),
+		ConnContext:       withConn,
 		ReadHeaderTimeout: readHeaderTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,

@@ -128,6 +128,8 @@ func offline(args []string) (bool, string) {
 		return false, "launches a server per point, or reads a tune a search wrote; test/tune runs tune end to end"
 	case !has("--profile") && !has("-p") && slices.Contains([]string{"serve", "unit", "slurm", "lws", "config", "preflight"}, args[0]):
 		return false, "names the command only (no profile)"
+	case args[0] == "serve" && has("big-2n") && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "args.node-rank=") }):
+		return false, "a rank of a multi-node group reads its place from the orchestrator's variables; test/multinode runs the ranks"
 	}
 	return true, ""
 }

@@ -47,7 +47,14 @@ type cluster struct {
 	conf    string   // slurm.conf's path, SLURM_CONF for the clients
 	names   []string // Slurm's node names, in node order
 	daemons []*daemon
+	// killWait is slurm.conf's KillWait in seconds: how long a cancelled
+	// step has from SIGTERM to SIGKILL.
+	killWait int
 }
+
+// defaultKillWait is the clusters' KillWait unless a test asks for
+// another (Slurm's own default is 30 s).
+const defaultKillWait = 2
 
 // daemon is one of the cluster's long-running processes.
 type daemon struct {
@@ -76,7 +83,8 @@ SlurmctldDebug=info
 SlurmdSpoolDir={{.Dir}}/%n/spool
 SlurmdPidFile={{.Dir}}/%n/slurmd.pid
 SlurmdLogFile={{.Dir}}/%n/slurmd.log
-SlurmdDebug=info
+# verbose: slurmstepd logs each task's exit status (taskExits).
+SlurmdDebug=verbose
 # No cgroups: the processes of a step are found through /proc.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -93,8 +101,9 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
 PropagateResourceLimits=NONE
-# Short waits: a killed step's SIGTERM to SIGKILL, a dead node noticed.
-KillWait=2
+# Short waits: a killed step's SIGTERM to SIGKILL (2 s unless a test
+# asks for more; slurmd waits at least 5 s), a dead node noticed.
+KillWait={{.KillWait}}
 SlurmdTimeout=30
 MessageTimeout=10
 InactiveLimit=0
@@ -110,6 +119,13 @@ PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe
 // when the test ends. It fails the test, with the daemons' logs, when
 // Slurm cannot start; it never skips.
 func startCluster(t testing.TB, n int) *cluster {
+	t.Helper()
+	return startClusterKillWait(t, n, defaultKillWait)
+}
+
+// startClusterKillWait is startCluster with slurm.conf's KillWait set to
+// killWait seconds.
+func startClusterKillWait(t testing.TB, n, killWait int) *cluster {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatal("the real-Slurm suite needs root (namespaces, munged and slurmd run as root, as CI does)")
@@ -135,7 +151,7 @@ func startCluster(t testing.TB, n int) *cluster {
 	// the nodes' processes (slurmd, slurmstepd, the tasks) are killed
 	// before their files go.
 	nc := netns.New(t, n)
-	c := &cluster{t: t, net: nc, dir: dir, conf: filepath.Join(dir, "slurm.conf")}
+	c := &cluster{t: t, net: nc, dir: dir, conf: filepath.Join(dir, "slurm.conf"), killWait: killWait}
 	t.Cleanup(c.stop)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -209,6 +225,7 @@ func (c *cluster) writeConf() error {
 		"NodeNames":  c.nodeList(),
 		"NodeAddrs":  strings.Join(addrs, ","),
 		"CPUs":       runtime.NumCPU(),
+		"KillWait":   c.killWait,
 		"GPUs":       fakeGPUs,
 	})
 	if err != nil {

@@ -18,6 +18,10 @@
 // namespace of their own), and each node claims 8 GPUs (gres.conf with
 // plain files as devices) so that job files ask for GPUs as they would.
 //
+// TestScancelDrainsStream runs two nodes and a 100-token stream; with
+// SGLAUNCH_SLURM_FULL=1 it runs issue 22's own case, four nodes and a
+// 1,500-token stream under Slurm's default KillWait of 30 s.
+//
 // Run it alone with `go test ./test/slurm -v` (as root: namespaces and
 // Slurm's daemons need it; Debian: slurmctld, slurmd, slurm-client,
 // munge, iproute2). A machine where Slurm cannot start fails the suite

@@ -31,8 +31,15 @@ func (c *cluster) sglaunchEnv(dir string) []string {
 }
 
 // profile writes the multi-node profile every rank runs: the demo on
-// the simulator with fast timings, one TP rank per node.
+// the simulator with fast timings, one TP rank per node, stop_timeout
+// 10 s.
 func profile(t *testing.T, dir string, nodes int) string {
+	t.Helper()
+	return profileStop(t, dir, nodes, 10*time.Second)
+}
+
+// profileStop is profile with stop_timeout stop.
+func profileStop(t *testing.T, dir string, nodes int, stop time.Duration) string {
 	t.Helper()
 	path := filepath.Join(dir, "mn.yaml")
 	yaml := fmt.Sprintf(`name: mn
@@ -48,11 +55,11 @@ env:
 args:
   tp: %d
 health: {poll_interval: 100ms, interval: 1s}
-stop_timeout: 10s
+stop_timeout: %s
 multinode:
   nodes: %d
   heartbeat: {interval: 500ms, threshold: 3}
-`, testkit.PythonWithSetproctitle(t), nodes, nodes)
+`, testkit.PythonWithSetproctitle(t), nodes, stop, nodes)
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
