@@ -31,7 +31,7 @@ import (
 // 5,000 for 8 s, then 5,000 peers that reconnect as soon as they are
 // dropped.
 const (
-	floodFiles = 1024 // sglaunch's RLIMIT_NOFILE during the test, a common default
+	floodFiles   = 1024      // sglaunch's RLIMIT_NOFILE during the test, a common default
 	floodMaxRSS  = 128 << 20 // peak resident set allowed: generous, far below a held-connection flood's
 	floodMaxOpen = 200       // sglaunch's descriptors during the flood: 64 connections and its own
 	// floodProbeTimeout is a probe's patience: a kubelet's default
