@@ -3,7 +3,6 @@ package launcher
 import (
 	"bytes"
 	"log/slog"
-	"slices"
 
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/tail"
@@ -67,8 +66,15 @@ func (j *journalLines) format(b []byte) []byte {
 		j.held = nil
 	}
 	// Room for the block and a few prefixes at once: growing inside the
-	// loop would copy the block again.
-	out := slices.Grow(j.buf[:0], len(b)+len(b)/64+64)
+	// loop would copy the block again. A new buffer is made as large as
+	// any block the relay reads, so that every buffer the queue hands
+	// back fits the next block: a fresh (zeroed) buffer per block cost a
+	// tenth of the journal's CPU.
+	need := len(b) + len(b)/64 + 64
+	out := j.buf[:0]
+	if cap(out) < need {
+		out = make([]byte, 0, max(need, journalBlockCap))
+	}
 	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
 	if !j.hasEsc {
 		// Nothing to hold back, nor to strip.

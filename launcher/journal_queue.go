@@ -19,6 +19,10 @@ const journalQueueBytes = 16 << 20
 // relay read whole (relayBuffer) and rewrote.
 const journalKeepBytes = 2 * relayBuffer
 
+// journalBlockCap is the capacity the journal's buffers are made with: a
+// whole relayBuffer block and its prefixes.
+const journalBlockCap = relayBuffer + relayBuffer/64 + 64
+
 // journalQueue writes the relay's blocks to the journal from its own
 // goroutine, so that a journal slower than the server never stops the
 // relay from draining the server's pipe (a full pipe would stop the
