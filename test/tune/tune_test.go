@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -259,5 +260,62 @@ strategy: halving
 	}
 	if !strings.HasPrefix(rec.Points[1].Raced, "halving: dropped after stage 0") {
 		t.Errorf("point 1: got %q, want it dropped by halving", rec.Points[1].Raced)
+	}
+}
+
+// TestSIGINTEndsThePointCleanly: Ctrl-C in the middle of a point stops
+// its server (drained, nothing left), marks the record interrupted and
+// exits 128+SIGINT, saying how to go on; the progress lines said where
+// the search was, with an ETA once a point was measured; --resume then
+// finishes the search without running a finished point again.
+func TestSIGINTEndsThePointCleanly(t *testing.T) {
+	h := newHome(t, 3, "")
+	space := h.space(t, `parameters:
+  env.NCCL_PROTO: [Simple, LL]
+objective: {workload: quick, metric: median_tpot_ms}
+`)
+	cmd := exec.Command(sglaunchBin, "tune", "--profile", "tb", "--skip-preflight", "--space", space)
+	cmd.Dir, cmd.Env = h.dir, h.env()
+	var stderr testkit.SyncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	testkit.WaitFor(t, tuneTimeout, "a point measured and the next one running", func() bool {
+		recs := h.tunes(t)
+		return len(recs) == 1 && len(recs[0].Points) == 3 && recs[0].Points[0].Status == "ok" && recs[0].Points[1].Status == "running"
+	})
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(tuneTimeout):
+		t.Fatalf("tune did not end within %v of SIGINT\n%s", tuneTimeout, stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit %d after SIGINT, want %d\n%s", code, 128+int(syscall.SIGINT), stderr.String())
+	}
+	rec := h.last(t)
+	if rec.Status != "interrupted" || rec.Points[0].Status != "ok" {
+		t.Errorf("record: status %s, point 0 %s; want interrupted with point 0 ok", rec.Status, rec.Points[0].Status)
+	}
+	for _, want := range []string{"tune interrupted by interrupt", "--resume", "tune: point 1/2 [", "| ETA "} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	testkit.WaitFor(t, 20*time.Second, "no server left after SIGINT", func() bool { return len(servers()) == 0 })
+
+	r := h.run(t, "tune", "--skip-preflight", "--resume", rec.ID)
+	if r.code != 0 {
+		t.Fatalf("tune --resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	after := h.last(t)
+	if after.Status != "done" || after.Points[0].Launches != 1 {
+		t.Errorf("resume: status %s, point 0 launched %d times; want done and 1", after.Status, after.Points[0].Launches)
 	}
 }
