@@ -507,3 +507,51 @@ func mustJSON(t *testing.T, m message) string {
 	}
 	return string(b)
 }
+
+// editConn rewrites what is written through it, as a man in the middle
+// relaying a connection would, and counts its edits.
+type editConn struct {
+	net.Conn
+	from, to []byte
+	edits    int
+}
+
+func (c *editConn) Write(p []byte) (int, error) {
+	if n := bs.Count(p, c.from); n > 0 {
+		c.edits += n
+		if _, err := c.Conn.Write(bs.ReplaceAll(p, c.from, c.to)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// TestEditedReportInTransitIsRefused pins issue 22's eighth defect from
+// the other side: rank 1 runs NCCL_PROTO=Simple under a plan with LL,
+// and a man in the middle rewrites its report to say LL (the same
+// length of JSON, padded with blanks) so that the group preflight would
+// pass. The MAC covers the message's bytes: the edited hello does not
+// authenticate, rank 1 takes no place, and rank 0 fails nobody.
+func TestEditedReportInTransitIsRefused(t *testing.T) {
+	l := listenTwo(t)
+	nc := dial(t, l)
+	drifted := map[string]string{"NCCL_PROTO": "Simple"}
+	edit := &editConn{Conn: nc, from: []byte(`"NCCL_PROTO":"Simple"`), to: []byte(`"NCCL_PROTO":"LL"    `)}
+	w := NewWorker(config(report(1, drifted), 2, l.ListenAddr().String()))
+	c, err := w.hello(newConn(edit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit.edits == 0 {
+		t.Fatal("the report crossed the wire without the text the man in the middle edits: the test proves nothing")
+	}
+	_, body, err := c.recvRaw(time.Now().Add(wait), maxHello)
+	m, derr := decode(body)
+	if err != nil || derr != nil || m.Type != msgRefuse || !strings.Contains(m.Reason, "did not authenticate") {
+		t.Errorf("the edited hello: got %+v (%v, %v), want a refusal that says it did not authenticate", m, err, derr)
+	}
+	if n := len(l.peers()); n != 0 || l.Failure() != nil {
+		t.Errorf("rank 0 took the edited report: %d peers, failure %v", n, l.Failure())
+	}
+}
