@@ -319,3 +319,40 @@ objective: {workload: quick, metric: median_tpot_ms}
 		t.Errorf("resume: status %s, point 0 launched %d times; want done and 1", after.Status, after.Points[0].Launches)
 	}
 }
+
+// TestRandomDrawsItsCount: the random strategy measures the baseline and
+// count points drawn from the grid, each a distinct point of the space,
+// and the same seed draws the same points in a new home.
+func TestRandomDrawsItsCount(t *testing.T) {
+	const space = `parameters:
+  env.NCCL_PROTO: [Simple, LL, LL128]
+  env.NCCL_MIN_NCHANNELS: [8, 16]
+objective: {workload: quick, metric: median_tpot_ms}
+strategy: random
+count: 2
+seed: 7
+`
+	var draws [][]string
+	for range 2 {
+		h := newHome(t, 2, "")
+		h.tune(t, "--space", h.space(t, space))
+		rec := h.last(t)
+		if rec.Strategy != "random" || len(rec.Points) != 3 || rec.Timing.Launches != 3 {
+			t.Fatalf("got strategy %s, %d points, %d launches; want random, the baseline and 2 drawn, 3 launches", rec.Strategy, len(rec.Points), rec.Timing.Launches)
+		}
+		var drawn []string
+		for _, p := range rec.Points[1:] {
+			if len(p.Sets) != 2 || !strings.HasPrefix(p.Sets[0], "env.NCCL_PROTO=") || !strings.HasPrefix(p.Sets[1], "env.NCCL_MIN_NCHANNELS=") || p.Status != "ok" {
+				t.Errorf("point %d: sets %v, status %s; want one value of each parameter, measured", p.N, p.Sets, p.Status)
+			}
+			drawn = append(drawn, strings.Join(p.Sets, " "))
+		}
+		if drawn[0] == drawn[1] {
+			t.Errorf("the same point drawn twice: %v", drawn)
+		}
+		draws = append(draws, drawn)
+	}
+	if !slices.Equal(draws[0], draws[1]) {
+		t.Errorf("seed 7 drew %v, then %v: want the same points", draws[0], draws[1])
+	}
+}
