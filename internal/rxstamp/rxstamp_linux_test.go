@@ -3,16 +3,16 @@
 package rxstamp
 
 import (
+	"io"
 	"net"
-	"syscall"
 	"testing"
 	"time"
 )
 
-// TestRecvStampsArrival: a read of a stamped socket carries the time the
+// TestReaderStampsArrival: a read of a stamped socket carries the time the
 // data reached the machine, which is before the read returned, even when
-// the reader comes late.
-func TestRecvStampsArrival(t *testing.T) {
+// the reader comes late; the peer's close reads as io.EOF.
+func TestReaderStampsArrival(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -32,20 +32,16 @@ func TestRecvStampsArrival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !Enable(rc) {
+	r := NewReader(rc)
+	if r == nil {
 		t.Fatal("SO_TIMESTAMPNS refused on a TCP socket")
 	}
-	p, oob := make([]byte, 16), make([]byte, OOBLen)
+	p := make([]byte, 16)
 	read := func() (string, time.Time) {
 		t.Helper()
-		var n int
-		var at time.Time
-		var rerr error
-		if err := rc.Read(func(fd uintptr) bool {
-			n, at, rerr = Recv(int(fd), p, oob)
-			return rerr != syscall.EAGAIN
-		}); err != nil || rerr != nil {
-			t.Fatalf("read: %v, %v", err, rerr)
+		n, at, err := r.Read(p)
+		if err != nil {
+			t.Fatalf("read: %v", err)
 		}
 		return string(p[:n]), at
 	}
@@ -75,5 +71,9 @@ func TestRecvStampsArrival(t *testing.T) {
 	}
 	if at.Before(before.Add(-time.Second)) || at.After(after.Add(-40*time.Millisecond)) {
 		t.Errorf("stamp %v: want the arrival, between %v and 40 ms before the read returned at %v", at, before, after)
+	}
+	client.Close()
+	if n, _, err := r.Read(p); n != 0 || err != io.EOF {
+		t.Errorf("after the peer closed: %d bytes, %v; want io.EOF", n, err)
 	}
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/rxstamp"
@@ -28,51 +26,30 @@ func (l stampListener) Accept() (net.Conn, error) {
 		return c, nil
 	}
 	rc, err := tc.SyscallConn()
-	if err != nil || !rxstamp.Enable(rc) {
+	if err != nil {
 		return c, nil
 	}
-	sc := &stampConn{TCPConn: tc, rc: rc}
-	sc.recvFn = sc.recv
-	return sc, nil
+	r := rxstamp.NewReader(rc)
+	if r == nil {
+		return c, nil
+	}
+	return &stampConn{TCPConn: tc, r: r}, nil
 }
 
-// stampConn reads with recvmsg and keeps the stamp of the first read
-// since the last request took it: the arrival of the request's first
-// bytes (a client sends its next request only after the answer).
+// stampConn reads with the kernel's receive stamps and keeps the stamp
+// of the first read since the last request took it: the arrival of the
+// request's first bytes (a client sends its next request only after the
+// answer).
 type stampConn struct {
 	*net.TCPConn
-	rc     syscall.RawConn
-	recvFn func(uintptr) bool
-	oob    [rxstamp.OOBLen]byte
-	p      []byte
-	n      int
-	err    error
+	r *rxstamp.Reader
 
 	mu    sync.Mutex
 	first time.Time
 }
 
 func (c *stampConn) Read(p []byte) (int, error) {
-	c.p = p
-	err := c.rc.Read(c.recvFn)
-	c.p = nil
-	switch {
-	case err != nil:
-		return 0, err
-	case c.err != nil:
-		return 0, c.err
-	case c.n == 0 && len(p) > 0:
-		return 0, io.EOF
-	}
-	return c.n, nil
-}
-
-func (c *stampConn) recv(fd uintptr) bool {
-	n, at, err := rxstamp.Recv(int(fd), c.p, c.oob[:])
-	if err == syscall.EAGAIN {
-		return false
-	}
-	c.n, c.err = n, err
+	n, at, err := c.r.Read(p)
 	if n > 0 && !at.IsZero() {
 		c.mu.Lock()
 		if c.first.IsZero() {
@@ -80,7 +57,7 @@ func (c *stampConn) recv(fd uintptr) bool {
 		}
 		c.mu.Unlock()
 	}
-	return true
+	return n, err
 }
 
 // take returns the arrival noted since the last call, and forgets it.
