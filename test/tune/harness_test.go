@@ -220,3 +220,41 @@ func servers() []string {
 	}
 	return out
 }
+
+// background is a sglaunch tune left running while the test watches it.
+type background struct {
+	cmd    *exec.Cmd
+	done   chan error // Wait's result
+	stderr testkit.SyncBuffer
+}
+
+// startTune starts sglaunch tune with the profile tb over space, without
+// preflight; the test's end kills it if it still runs.
+func (h *home) startTune(t testing.TB, space string) *background {
+	t.Helper()
+	b := &background{cmd: exec.Command(sglaunchBin, "tune", "--profile", "tb", "--skip-preflight", "--space", space), done: make(chan error, 1)}
+	b.cmd.Dir, b.cmd.Env = h.dir, h.env()
+	b.cmd.Stderr = &b.stderr
+	if err := b.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { b.done <- b.cmd.Wait() }()
+	t.Cleanup(func() { _ = b.cmd.Process.Kill() })
+	return b
+}
+
+// wantHalvingOf2 checks a halving tune of the two-point NCCL_PROTO space
+// (Simple, LL128): LL128 wins; the baseline and LL128 get a relaunch for
+// the full rounds, Simple is dropped after its one round.
+func wantHalvingOf2(t testing.TB, rec tuneRecord, stdout string) {
+	t.Helper()
+	if v := rec.Verdict; v == nil || v.Winner != 2 {
+		t.Fatalf("got %+v, want point 2 (NCCL_PROTO=LL128) to win\n%s", rec.Verdict, stdout)
+	}
+	want := map[int]struct{ launches, rounds int }{0: {2, 5}, 1: {1, 1}, 2: {2, 5}}
+	for _, p := range rec.Points {
+		if w := want[p.N]; p.Launches != w.launches || len(p.Rounds) != w.rounds {
+			t.Errorf("point %d: %d launches, %d rounds; want %d and %d", p.N, p.Launches, len(p.Rounds), w.launches, w.rounds)
+		}
+	}
+}

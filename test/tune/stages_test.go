@@ -11,7 +11,7 @@ import (
 // launching anything; --resume --local then measures them here, halving's
 // further stage included, and judges as a local halving would.
 func TestSlurmStagesThenLocal(t *testing.T) {
-	h := newHome(t, 4, "")
+	h := newHomeITL(t, 4, "", steadyITL) // it judges a winner, as TestHalving does
 	r := h.tune(t, "--space", h.space(t, `parameters:
   env.NCCL_PROTO: [Simple, LL128]
 objective: {workload: quick, metric: median_tpot_ms}
@@ -36,15 +36,7 @@ strategy: halving
 		t.Fatalf("--resume --local: exit %d, want the search here and no array:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	rec := h.last(t)
-	if v := rec.Verdict; v == nil || v.Winner != 2 {
-		t.Fatalf("got %+v, want point 2 (NCCL_PROTO=LL128) to win\n%s", rec.Verdict, r.stdout)
-	}
-	want := map[int]struct{ launches, rounds int }{0: {2, 5}, 1: {1, 1}, 2: {2, 5}}
-	for _, p := range rec.Points {
-		if w := want[p.N]; p.Launches != w.launches || len(p.Rounds) != w.rounds {
-			t.Errorf("point %d: %d launches, %d rounds; want %d and %d", p.N, p.Launches, len(p.Rounds), w.launches, w.rounds)
-		}
-	}
+	wantHalvingOf2(t, rec, r.stdout)
 	if s := servers(); len(s) > 0 {
 		t.Errorf("servers left running: %v", s)
 	}

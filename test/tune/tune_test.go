@@ -2,7 +2,6 @@ package tune
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,16 +142,7 @@ func TestKillNineThenResume(t *testing.T) {
   env.NCCL_PROTO: [Simple, LL, LL128]
 objective: {workload: quick, metric: median_tpot_ms}
 `)
-	cmd := exec.Command(sglaunchBin, "tune", "--profile", "tb", "--skip-preflight", "--space", space)
-	cmd.Dir, cmd.Env = h.dir, h.env()
-	var stderr testkit.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	b := h.startTune(t, space)
 	var before tuneRecord
 	testkit.WaitFor(t, tuneTimeout, "two points finished and a third running", func() bool {
 		recs := h.tunes(t)
@@ -162,10 +152,10 @@ objective: {workload: quick, metric: median_tpot_ms}
 		before = recs[0]
 		return len(before.Points) == 4 && before.Points[1].Status == "ok" && before.Points[2].Status == "running"
 	})
-	if err := cmd.Process.Kill(); err != nil {
+	if err := b.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-done
+	<-b.done
 	testkit.WaitFor(t, 20*time.Second, "no server left after kill -9", func() bool { return len(servers()) == 0 })
 
 	r := h.run(t, "tune", "--skip-preflight", "--resume", before.ID)
@@ -249,15 +239,7 @@ objective: {workload: quick, metric: median_tpot_ms}
 strategy: halving
 `))
 	rec := h.last(t)
-	if v := rec.Verdict; v == nil || v.Winner != 2 {
-		t.Fatalf("got %+v, want point 2 (NCCL_PROTO=LL128) to win\n%s", rec.Verdict, r.stdout)
-	}
-	want := map[int]struct{ launches, rounds int }{0: {2, 5}, 1: {1, 1}, 2: {2, 5}}
-	for _, p := range rec.Points {
-		if w := want[p.N]; p.Launches != w.launches || len(p.Rounds) != w.rounds {
-			t.Errorf("point %d: %d launches, %d rounds; want %d and %d", p.N, p.Launches, len(p.Rounds), w.launches, w.rounds)
-		}
-	}
+	wantHalvingOf2(t, rec, r.stdout)
 	if !strings.HasPrefix(rec.Points[1].Raced, "halving: dropped after stage 0") {
 		t.Errorf("point 1: got %q, want it dropped by halving", rec.Points[1].Raced)
 	}
@@ -274,38 +256,29 @@ func TestSIGINTEndsThePointCleanly(t *testing.T) {
   env.NCCL_PROTO: [Simple, LL]
 objective: {workload: quick, metric: median_tpot_ms}
 `)
-	cmd := exec.Command(sglaunchBin, "tune", "--profile", "tb", "--skip-preflight", "--space", space)
-	cmd.Dir, cmd.Env = h.dir, h.env()
-	var stderr testkit.SyncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	b := h.startTune(t, space)
 	testkit.WaitFor(t, tuneTimeout, "a point measured and the next one running", func() bool {
 		recs := h.tunes(t)
 		return len(recs) == 1 && len(recs[0].Points) == 3 && recs[0].Points[0].Status == "ok" && recs[0].Points[1].Status == "running"
 	})
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := b.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-done:
+	case <-b.done:
 	case <-time.After(tuneTimeout):
-		t.Fatalf("tune did not end within %v of SIGINT\n%s", tuneTimeout, stderr.String())
+		t.Fatalf("tune did not end within %v of SIGINT\n%s", tuneTimeout, b.stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
-		t.Errorf("exit %d after SIGINT, want %d\n%s", code, 128+int(syscall.SIGINT), stderr.String())
+	if code := b.cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
+		t.Errorf("exit %d after SIGINT, want %d\n%s", code, 128+int(syscall.SIGINT), b.stderr.String())
 	}
 	rec := h.last(t)
 	if rec.Status != "interrupted" || rec.Points[0].Status != "ok" {
 		t.Errorf("record: status %s, point 0 %s; want interrupted with point 0 ok", rec.Status, rec.Points[0].Status)
 	}
 	for _, want := range []string{"tune interrupted by interrupt", "--resume", "tune: point 1/2 [", "| ETA "} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		if !strings.Contains(b.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, b.stderr.String())
 		}
 	}
 	testkit.WaitFor(t, 20*time.Second, "no server left after SIGINT", func() bool { return len(servers()) == 0 })
