@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 
+	"github.com/sglaunch/sglaunch/internal/byteset"
 	"github.com/sglaunch/sglaunch/internal/logging"
 	"github.com/sglaunch/sglaunch/internal/tail"
 )
@@ -44,17 +45,44 @@ var (
 // The relay uses it only when its destination is the journal: a
 // terminal or a pipe gets the output untouched.
 type journalLines struct {
-	midLine   bool          // the last block ended inside a line
-	traceback bool          // inside a Python traceback
-	held      []byte        // an escape sequence the last block ended inside
-	buf       []byte        // the block being rewritten, or the queue's spare
-	scratch   []byte        // a line with its colours stripped
-	queue     *journalQueue // where the relay hands the rewritten blocks
+	midLine   bool   // the last block ended inside a line
+	traceback bool   // inside a Python traceback
+	held      []byte // an escape sequence the last block ended inside
+	buf       []byte // the block being rewritten, or the queue's spare
+	scratch   []byte // a line with its colours stripped
+	// scratchSegs is format's list of a plain chunk's runs and prefixes;
+	// segs the list the relay writes to the journal directly.
+	scratchSegs, segs [][]byte
+	queue             *journalQueue  // where the relay hands the rewritten blocks
+	direct            *journalDirect // the journal written in line; nil if it cannot be
 	// What the block being formatted holds anywhere: a line is searched
 	// for a marker only when its block has one, so that a flood of
 	// ordinary lines costs one scan per marker per block, not per line.
 	hasEsc, hasTraceback, hasChained, hasWarning bool
 	slowOnly                                     bool // tests: every line through appendLine
+	byLineOnly                                   bool // tests: plainChunk without plainBySet
+}
+
+// journalChunk is how much of a block format and segments search at a
+// time, cut at a newline: the markers' searches and the lines' then run
+// over bytes still in the CPU's cache, not over a whole block read back
+// from memory once per search.
+const journalChunk = 32 << 10
+
+// chunkEnd is where the chunk of b that starts at lo ends: after the last
+// newline within journalChunk, or after the first one beyond it.
+func chunkEnd(b []byte, lo int) int {
+	hi := lo + journalChunk
+	if hi >= len(b) {
+		return len(b)
+	}
+	if nl := bytes.LastIndexByte(b[lo:hi], '\n'); nl >= 0 {
+		return lo + nl + 1
+	}
+	if nl := bytes.IndexByte(b[hi:], '\n'); nl >= 0 {
+		return hi + nl + 1
+	}
+	return len(b)
 }
 
 // format returns b rewritten; the result is valid until the next call. A
@@ -75,25 +103,191 @@ func (j *journalLines) format(b []byte) []byte {
 	if cap(out) < need {
 		out = make([]byte, 0, max(need, journalBlockCap))
 	}
-	j.hasEsc = bytes.IndexByte(b, 0x1b) >= 0
-	if !j.hasEsc {
-		// Nothing to hold back, nor to strip.
+	for lo := 0; lo < len(b); {
+		hi := chunkEnd(b, lo)
+		out = j.formatChunk(out, b[lo:hi])
+		lo = hi
+	}
+	j.buf = out
+	return out
+}
+
+// formatChunk appends b (whole lines, but for a last one cut short)
+// rewritten.
+func (j *journalLines) formatChunk(out, b []byte) []byte {
+	if segs, run, ok := j.plainChunk(j.scratchSegs[:0], b, 0, len(b), 0); ok {
+		// Nothing in the chunk can raise a line's priority but a level
+		// word at the start of its message: its lines are copied in
+		// runs between the prefixes.
+		for _, s := range segs {
+			out = append(out, s...)
+		}
+		clear(segs)
+		j.scratchSegs = segs[:0]
+		return append(out, b[run:]...)
+	}
+	if bytes.IndexByte(b, 0x1b) < 0 {
+		j.hasEsc = false // nothing to hold back, nor to strip
 	} else if i := unfinishedEscape(b); i >= 0 {
+		j.hasEsc = true
 		j.held = append([]byte(nil), b[i:]...)
 		b = b[:i]
+	} else {
+		j.hasEsc = true
 	}
 	j.hasTraceback = bytes.Contains(b, tracebackAnchor)
 	j.hasChained = bytes.Contains(b, chainedAnchor)
 	j.hasWarning = bytes.Contains(b, pyWarningToken)
-	// Nothing in the block can raise a line's priority but a level word
-	// at the start of its message: its lines take the short way.
-	if !j.hasEsc && !j.hasTraceback && !j.hasChained && !j.hasWarning && !j.traceback && !j.slowOnly {
-		out = j.formatPlain(out, b)
-	} else {
-		out = j.formatLines(out, b)
+	return j.formatLines(out, b)
+}
+
+// segments appends b rewritten for the journal to segs, without copying
+// it: as slices of b between the priority prefixes. It applies when every
+// line of b takes the plain path and nothing is held over from the last
+// block; otherwise ok is false and nothing has changed.
+func (j *journalLines) segments(segs [][]byte, b []byte) (_ [][]byte, ok bool) {
+	if len(j.held) > 0 {
+		return segs, false
 	}
-	j.buf = out
-	return out
+	n0, midLine := len(segs), j.midLine
+	run := 0
+	for lo := 0; lo < len(b); {
+		hi := chunkEnd(b, lo)
+		if segs, run, ok = j.plainChunk(segs, b, lo, hi, run); !ok {
+			clear(segs[n0:])
+			j.midLine = midLine
+			return segs[:n0], false
+		}
+		lo = hi
+	}
+	if run < len(b) {
+		segs = append(segs, b[run:])
+	}
+	return segs, true
+}
+
+// plainChunk is the plain path over b[lo:hi], a chunk (whole lines but
+// for a last one cut short): when nothing in it would take a line off the
+// plain path (an escape, a traceback, the lines between chained ones, a
+// warnings.warn line, a traceback in progress), it appends to segs the
+// run of b from run up to each line whose message starts with a level
+// word (or that looks like a prefix itself), then that line's prefix, as
+// appendLine would prefix it, and returns where the run not yet appended
+// starts. ok is false, with nothing changed, otherwise.
+func (j *journalLines) plainChunk(segs [][]byte, b []byte, lo, hi, run int) (_ [][]byte, _ int, ok bool) {
+	if j.traceback || j.slowOnly {
+		return segs, run, false
+	}
+	if byteset.Fast && !j.byLineOnly {
+		out, end, res := j.plainBySet(segs, b, lo, hi, run)
+		switch res {
+		case plainDone:
+			return out, end, true
+		case plainNot:
+			return segs, run, false
+		}
+		// plainTooMany: line by line.
+	}
+	chunk := b[lo:hi]
+	if bytes.IndexByte(chunk, 0x1b) >= 0 || bytes.Contains(chunk, tracebackAnchor) ||
+		bytes.Contains(chunk, chainedAnchor) || bytes.Contains(chunk, pyWarningToken) {
+		return segs, run, false
+	}
+	segs, run = j.plainRuns(segs, b, lo, hi, run)
+	return segs, run, true
+}
+
+// plainSet holds the bytes plainBySet stops at: an escape, the anchors'
+// first bytes (tracebackAnchor, chainedAnchor, pyWarningToken) and the
+// bytes everything that gives a line of a plain chunk its prefix starts
+// with: a level word's first letter (ERROR, CRITICAL, FATAL, WARN), the
+// letter of a glog-style "[W1201", a '<' that looks like a prefix.
+// SGLang's decode, prefill and access lines hold few of them, and none
+// where a message starts.
+var plainSet = byteset.MustNew(0x1b, tracebackAnchor[0], chainedAnchor[0], pyWarningToken[0], 'E', 'C', 'F', '<')
+
+const (
+	plainDone    = iota // the chunk is plain: its runs are appended
+	plainNot            // the chunk is not plain
+	plainTooMany        // too many stops to be worth it: search line by line
+)
+
+// plainBySet is plainChunk in one pass over the chunk (byteset), which
+// stops only at plainSet's bytes, instead of four searches and one per
+// line: a marker makes the chunk not plain; a level byte where a message
+// could start has its line judged (plainPriority), once. It gives up on
+// a chunk with more stops than one per 32 bytes, which would cost more
+// than its lines.
+func (j *journalLines) plainBySet(segs [][]byte, b []byte, lo, hi, run int) (_ [][]byte, _ int, res int) {
+	first := lo // the first line judged starts here
+	if j.midLine {
+		first = hi
+		if nl := bytes.IndexByte(b[lo:hi], '\n'); nl >= 0 {
+			first = lo + nl + 1
+		}
+	}
+	n0, run0 := len(segs), run
+	undo := func(res int) ([][]byte, int, int) {
+		clear(segs[n0:])
+		return segs[:n0], run0, res
+	}
+	judged := first // the lines before it have been judged
+	stops := (hi-lo)/32 + 16
+	for x := lo; x < hi; x++ {
+		k := plainSet.Index(b[x:hi])
+		if k < 0 {
+			break
+		}
+		x += k
+		if stops--; stops < 0 {
+			return undo(plainTooMany)
+		}
+		switch b[x] {
+		case 0x1b:
+			return undo(plainNot)
+		case tracebackAnchor[0]:
+			if bytes.HasPrefix(b[x:hi], tracebackAnchor) {
+				return undo(plainNot)
+			}
+			continue
+		case chainedAnchor[0]:
+			if bytes.HasPrefix(b[x:hi], chainedAnchor) {
+				return undo(plainNot)
+			}
+			continue
+		case pyWarningToken[0]:
+			if bytes.HasPrefix(b[x:hi], pyWarningToken) {
+				return undo(plainNot)
+			}
+		}
+		if x < judged {
+			continue // in a line judged already, or the last block's
+		}
+		if x > first {
+			switch b[x-1] {
+			case '\n', '[', ']', ' ':
+			default:
+				continue // inside a word: no message starts there
+			}
+		}
+		start := judged + bytes.LastIndexByte(b[judged:x], '\n') + 1
+		end := hi
+		if nl := bytes.IndexByte(b[x:hi], '\n'); nl >= 0 {
+			end = x + nl
+		}
+		if p := plainPriority(b[start:end]); p != nil {
+			if start > run {
+				segs = append(segs, b[run:start])
+			}
+			segs = append(segs, p)
+			run = start
+		}
+		judged = end + 1
+	}
+	if first < hi {
+		j.midLine = b[hi-1] != '\n'
+	}
+	return segs, run, plainDone
 }
 
 // formatLines rewrites b line by line (appendLine).
@@ -122,34 +316,38 @@ func (j *journalLines) formatLines(out, b []byte) []byte {
 	return out
 }
 
-// formatPlain appends b, a block without escapes, tracebacks or
-// warnings.warn lines, as formatLines would: the lines are copied in
-// runs, and only a line whose message starts with a level word (or one
-// that looks like a prefix itself) breaks a run for its prefix.
-func (j *journalLines) formatPlain(out, b []byte) []byte {
-	i := 0
+// plainRuns is the plain path over the lines of b that start in
+// b[lo:hi], a stretch without escapes, tracebacks or warnings.warn lines:
+// it appends to segs the run of b from run up to each line whose message
+// starts with a level word (or that looks like a prefix itself), then
+// that line's prefix, as appendLine would prefix it. It returns where the
+// run not yet appended starts.
+func (j *journalLines) plainRuns(segs [][]byte, b []byte, lo, hi, run int) ([][]byte, int) {
+	i := lo
 	if j.midLine {
-		nl := bytes.IndexByte(b, '\n')
+		nl := bytes.IndexByte(b[lo:hi], '\n')
 		if nl < 0 {
-			return append(out, b...)
+			return segs, run
 		}
-		i, j.midLine = nl+1, false
+		i, j.midLine = lo+nl+1, false
 	}
-	run := 0 // the start of the run not yet copied
-	for i < len(b) {
-		end := len(b)
-		if nl := bytes.IndexByte(b[i:], '\n'); nl >= 0 {
+	for i < hi {
+		end := hi
+		if nl := bytes.IndexByte(b[i:hi], '\n'); nl >= 0 {
 			end = i + nl
 		} else {
 			j.midLine = true
 		}
 		if p := plainPriority(b[i:end]); p != nil {
-			out = append(append(out, b[run:i]...), p...)
+			if i > run {
+				segs = append(segs, b[run:i])
+			}
+			segs = append(segs, p)
 			run = i
 		}
 		i = end + 1
 	}
-	return append(out, b[run:]...)
+	return segs, run
 }
 
 // plainPriority is a line's prefix in a block formatPlain takes: by a

@@ -45,7 +45,9 @@ type journalQueue struct {
 	// blocks' buffers for the relay's next ones.
 	queued, free [][]byte
 	size         int
-	dropped      int // lines dropped and not yet said
+	dropped      int  // lines dropped and not yet said
+	writing      bool // the writer is writing a batch
+	takeovers    int  // times the queue took over from the relay's in-line writes
 	closed       bool
 	done         chan struct{}
 }
@@ -89,6 +91,36 @@ func (q *journalQueue) hand(b []byte) []byte {
 		return b[:0] // appended to the block before it
 	}
 	return q.spare()
+}
+
+// idle reports whether nothing waits for the journal, nothing is being
+// written to it and no dropped lines wait to be told: a block written
+// to it now comes after everything before it.
+func (q *journalQueue) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.queued) == 0 && !q.writing && q.dropped == 0
+}
+
+// rest queues what the journal did not take of a block the relay wrote
+// to it in line: segs, the pieces left. The queue was idle (the relay
+// writes in line only then), so the rest always fits: no line is cut.
+func (q *journalQueue) rest(segs [][]byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.takeovers++
+	n := 0
+	for _, s := range segs {
+		n += len(s)
+	}
+	b := q.spare()
+	if cap(b) < n {
+		b = make([]byte, 0, max(n, journalBlockCap))
+	}
+	for _, s := range segs {
+		b = append(b, s...)
+	}
+	q.push(b, false)
 }
 
 // fits reports whether b can wait, and counts its lines dropped when
@@ -161,6 +193,7 @@ func (q *journalQueue) run() {
 		}
 		batch, q.queued = q.queued, batch[:0]
 		q.size = 0
+		q.writing = true
 		q.mu.Unlock()
 		// A failed write (the journal gone) loses the block; the relay
 		// keeps draining all the same.
@@ -168,6 +201,7 @@ func (q *journalQueue) run() {
 			_, _ = q.dst.Write(b)
 		}
 		q.mu.Lock()
+		q.writing = false
 		for i, b := range batch {
 			if len(q.free) < journalFree && cap(b) <= journalKeepBytes {
 				q.free = append(q.free, b[:0])

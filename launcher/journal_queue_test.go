@@ -23,11 +23,36 @@ const floodTimeout = 30 * time.Second
 // flood is drained while the journal reads nothing; the lines the bounded
 // queue could not hold are dropped, and counted in a line that says so.
 func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
-	jr, jw, err := os.Pipe() // the journal's stream, unread for now
+	// journald's stream is a socket, which the relay writes to in line
+	// while it keeps up; a pipe (or a file) takes the queue alone.
+	t.Run("socket", func(t *testing.T) {
+		jr, jw := socketJournal(t)
+		testSlowJournal(t, jr, jw)
+	})
+	t.Run("pipe", func(t *testing.T) {
+		jr, jw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		testSlowJournal(t, jr, jw)
+	})
+}
+
+// socketJournal is a stream socket as journald gives a service: jw the
+// service's end, jr journald's.
+func socketJournal(t *testing.T) (jr, jw *os.File) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer jr.Close()
+	return os.NewFile(uintptr(fds[0]), "journald"), os.NewFile(uintptr(fds[1]), "journal")
+}
+
+// relayToJournal starts a relay of a new pipe's read end to jw, named the
+// journal by JOURNAL_STREAM; w is the server's end.
+func relayToJournal(t *testing.T, jw *os.File) (o *output, w *os.File) {
+	t.Helper()
 	fi, _ := jw.Stat()
 	st := fi.Sys().(*syscall.Stat_t)
 	t.Setenv("JOURNAL_STREAM", fmt.Sprintf("%d:%d", st.Dev, st.Ino))
@@ -35,8 +60,15 @@ func TestRelayNeverBlocksOnASlowJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &output{tail: &tail.Buffer{}}
+	o = &output{tail: &tail.Buffer{}}
 	o.relayLines(r, jw)
+	return o, w
+}
+
+// testSlowJournal floods the relay while jw's far end, jr, reads nothing.
+func testSlowJournal(t *testing.T, jr, jw *os.File) {
+	defer jr.Close()
+	o, w := relayToJournal(t, jw)
 
 	const lines = 600_000 // 48 MB: three times the queue
 	flooded := make(chan struct{})

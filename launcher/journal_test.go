@@ -1,14 +1,18 @@
 package launcher
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/byteset"
 	"github.com/sglaunch/sglaunch/internal/tail"
 )
 
@@ -190,5 +194,131 @@ func TestJournalPlainLinesAsAppendLine(t *testing.T) {
 		if got != want {
 			t.Errorf("block %d: got\n%s\nwant\n%s", i, got, want)
 		}
+	}
+}
+
+// TestJournalPathsAgree: the one-pass search (plainBySet), the search
+// line by line (plainRuns) and appendLine alone give the same journal,
+// written whole (format) or as runs of the block (segments), for random
+// blocks of SGLang's lines, level words, glog lines, lines that look like
+// prefixes, words that start like levels, escapes, tracebacks and
+// warnings.warn lines, cut anywhere.
+func TestJournalPathsAgree(t *testing.T) {
+	pieces := []string{
+		"[2026-12-02 02:44:09 TP0] Decode batch. #running-req: 12, #token: 3456, gen throughput (token/s): 1234.56\n",
+		"[2026-12-02 02:44:09] INFO:     127.0.0.1:54321 - \"POST /generate HTTP/1.1\" 200 OK\n",
+		"[2026-12-02 02:44:09 TP0] WARNING: the KV cache is nearly full\n",
+		"[2026-12-02 02:44:09 TP1] ERROR: out of memory\n",
+		"[2026-12-02 02:44:09 TP0] CRITICAL gone\n",
+		"[2026-12-02 02:44:09 TP0] FATAL:x\n",
+		"[2026-12-02 02:44:09 TP0]ERROR glued\n",
+		"[2026-12-02 02:44:09,123 TP0] WARN] odd\n",
+		"[2026-12-02 02:44:09 TP0] [W1202 socket.cpp] glog\n",
+		"[E1202 socket.cpp:12] unstamped glog\n",
+		"[F1202 x] fatal glog\n",
+		"ERROR: unstamped\n",
+		"WARNING:root:unstamped\n",
+		"<4>looks like a prefix\n",
+		"<x not one\n",
+		"[2026-12-02 02:44:09] <3>after a stamp\n",
+		"Errors are words, not levels; Cache, Flush, Warn-ish\n",
+		"a line with E C F W < in it [E [W ] E\n",
+		"[2026-12-02 02:44:09 TP0] Fatal-looking but not a level\n",
+		"EOF\n",
+		"W\n",
+		"\n",
+		"Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad\n",
+		"\nThe above exception was the direct cause of the following exception:\n\n",
+		"x.py:3: UserWarning: deprecated\n",
+		"\x1b[33mWARNING coloured\x1b[0m\n",
+		"[2026-12-02 02:44:09 TP0] mxWEC<F exception-free letters\n",
+	}
+	// The pieces before it take the plain path; a block holding one of
+	// the rest does not.
+	plain := slices.IndexFunc(pieces, func(p string) bool { return strings.HasPrefix(p, "Traceback") })
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 400 {
+		pool := pieces
+		if round%4 != 0 {
+			pool = pieces[:plain]
+		}
+		var in strings.Builder
+		for in.Len() < 1+r.IntN(120<<10) {
+			in.WriteString(pool[r.IntN(len(pool))])
+		}
+		text := []byte(in.String())
+		// Cut into blocks at random places, as reads and partial flushes
+		// cut the server's output.
+		var blocks [][]byte
+		for rest := text; len(rest) > 0; {
+			n := min(len(rest), 1+r.IntN(40<<10))
+			if i := bytes.Index(rest[n-1:], []byte("] ")); r.IntN(2) == 0 && i >= 0 {
+				n += i + 1 // where a message starts: a line cut there
+			}
+			blocks = append(blocks, rest[:n])
+			rest = rest[n:]
+		}
+		slow := &journalLines{slowOnly: true}
+		bySet, byLine := &journalLines{}, &journalLines{byLineOnly: true}
+		runsSet, runsLine := &journalLines{}, &journalLines{byLineOnly: true}
+		var want, gotSet, gotLine, gotRunsSet, gotRunsLine strings.Builder
+		for _, b := range blocks {
+			want.Write(slow.format(b))
+			gotSet.Write(bySet.format(b))
+			gotLine.Write(byLine.format(b))
+			for _, jr := range []struct {
+				j   *journalLines
+				out *strings.Builder
+			}{{runsSet, &gotRunsSet}, {runsLine, &gotRunsLine}} {
+				if segs, ok := jr.j.segments(nil, b); ok {
+					for _, s := range segs {
+						jr.out.Write(s)
+					}
+				} else {
+					jr.out.Write(jr.j.format(b))
+				}
+			}
+		}
+		for name, got := range map[string]string{
+			"format, one pass": gotSet.String(), "format, line by line": gotLine.String(),
+			"segments, one pass": gotRunsSet.String(), "segments, line by line": gotRunsLine.String(),
+		} {
+			if got != want.String() {
+				t.Fatalf("round %d, %s: differs from appendLine's at byte %d\ngot  %q\nwant %q", round, name,
+					firstDiff(got, want.String()), around(got, firstDiff(got, want.String())), around(want.String(), firstDiff(got, want.String())))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func around(s string, i int) string {
+	return s[max(0, i-80):min(len(s), i+80)]
+}
+
+// TestPlainBySetGivesUpOnHostileChunks: a chunk made of the bytes the
+// one-pass search stops at costs it no more than a stop per 32 bytes
+// before it hands the chunk to the line-by-line search, which gives the
+// same journal.
+func TestPlainBySetGivesUpOnHostileChunks(t *testing.T) {
+	if !byteset.Fast {
+		t.Skip("no one-pass search on this machine")
+	}
+	b := []byte(strings.Repeat("E F C <", 4096) + "\n")
+	j := &journalLines{}
+	if _, _, res := j.plainBySet(nil, b, 0, len(b), 0); res != plainTooMany {
+		t.Fatalf("plainBySet on %d bytes of stops: result %d, want plainTooMany", len(b), res)
+	}
+	got, want := string((&journalLines{}).format(b)), string((&journalLines{slowOnly: true}).format(b))
+	if got != want {
+		t.Errorf("format differs from appendLine's: %q vs %q", around(got, 0), around(want, 0))
 	}
 }

@@ -39,6 +39,7 @@ type output struct {
 	secrets [][]byte
 	wg      sync.WaitGroup
 	readers []*os.File
+	queues  []*journalQueue // the journal's, one per stream (tests read them)
 
 	closeMu sync.Mutex
 	closed  bool // the readers are closed
@@ -81,12 +82,25 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLine
 	if b = m.Block(b); len(b) == 0 {
 		return
 	}
-	if jl != nil {
+	switch {
+	case jl == nil:
+		_, _ = dst.Write(b)
+	case jl.direct != nil && jl.queue.idle():
+		// The journal keeps up: the block goes to it from here, as runs
+		// of b between the prefixes in one write, with no copy.
+		segs, ok := jl.segments(jl.segs[:0], b)
+		if !ok {
+			segs = append(segs, jl.format(b))
+		}
+		if rest := jl.direct.write(segs); len(rest) > 0 {
+			jl.queue.rest(rest)
+		}
+		clear(segs)
+		jl.segs = segs[:0]
+	default:
 		// The rewritten block goes to the journal's queue whole, without
 		// a copy: one write per block, whatever its number of lines.
 		jl.buf = jl.queue.hand(jl.format(b))
-	} else {
-		_, _ = dst.Write(b)
 	}
 	o.file.write(b)
 	_, _ = o.tail.Write(b)
@@ -109,7 +123,8 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 	var jq *journalQueue
 	if logging.IsJournal(dst) {
 		jq = newJournalQueue(dst)
-		jl = &journalLines{queue: jq}
+		o.queues = append(o.queues, jq)
+		jl = &journalLines{queue: jq, direct: newJournalDirect(dst.(*os.File))}
 		dst = jq
 	}
 	o.wg.Add(1)

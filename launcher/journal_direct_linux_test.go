@@ -1,0 +1,133 @@
+package launcher
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The relay writes in line only to a stream socket (journald's): what
+// else JOURNAL_STREAM could name gets the queue alone.
+func TestJournalDirectOnlyOnSockets(t *testing.T) {
+	far, sock := socketJournal(t)
+	defer far.Close()
+	defer sock.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if newJournalDirect(sock) == nil {
+		t.Error("a stream socket is not written in line")
+	}
+	if newJournalDirect(pw) != nil || newJournalDirect(f) != nil {
+		t.Error("a pipe or a file is written in line: nothing keeps that write from blocking")
+	}
+}
+
+// TestJournalStallsKeepOrder: a journal that stalls now and then (longer
+// than journalPoll) moves the relay from writing in line to the queue and
+// back, many times over. The journal gets the lines in the order written,
+// none cut, and those dropped while it stalled are said: none lost
+// without a word.
+func TestJournalStallsKeepOrder(t *testing.T) {
+	jr, jw := socketJournal(t)
+	defer jr.Close()
+	o, w := relayToJournal(t, jw)
+
+	read := make(chan []string)
+	go func() {
+		var got []string
+		br := bufio.NewReaderSize(jr, 64<<10)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				got = append(got, line)
+			}
+			if err != nil {
+				break
+			}
+			if strings.HasSuffix(line, "0000\n") && strings.Contains(line, "line ") {
+				time.Sleep(20 * journalPoll) // journald busy elsewhere
+			}
+		}
+		read <- got
+	}()
+	const lines = 400_000
+	go func() {
+		bw := bufio.NewWriterSize(w, 32<<10)
+		for i := range lines {
+			fmt.Fprintf(bw, "[2026-12-02 02:44:09 TP0] line %06d\n", i)
+			if i%997 == 0 {
+				fmt.Fprintf(bw, "[2026-12-02 02:44:09 TP0] WARNING: line %06d\n", i)
+			}
+			if i%10_000 == 5_000 {
+				// A pause: the queue catches up, and the relay writes
+				// in line again, until the journal's next stall.
+				bw.Flush()
+				time.Sleep(30 * time.Millisecond)
+			}
+		}
+		bw.Flush()
+		w.Close()
+	}()
+	o.drain(floodTimeout)
+	jw.Close()
+	got := <-read
+	q := o.queues[0]
+	q.mu.Lock()
+	takeovers := q.takeovers
+	q.mu.Unlock()
+	if takeovers < 2 {
+		t.Errorf("the queue took over from the in-line writes %d times, want several: the stalls tested little", takeovers)
+	}
+
+	line := regexp.MustCompile(`^(<4>)?\[2026-12-02 02:44:09 TP0\] (WARNING: )?line (\d{6})\n$`)
+	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
+	kept, dropped, last, warnings := 0, 0, -1, 0
+	for _, l := range got {
+		if m := notice.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			dropped += n
+			continue
+		}
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("the journal got a line cut or glued: %q", l)
+		}
+		if (m[1] != "") != (m[2] != "") {
+			t.Fatalf("a line with the wrong priority: %q", l)
+		}
+		n, _ := strconv.Atoi(m[3])
+		if m[2] != "" {
+			warnings++
+			if n < last {
+				t.Fatalf("line %d came after line %d", n, last)
+			}
+		} else if n <= last {
+			t.Fatalf("line %d came after line %d", n, last)
+		}
+		last = n
+		kept++
+	}
+	want := lines + (lines+996)/997
+	if kept+dropped != want {
+		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, want)
+	}
+	t.Logf("%d lines kept (%d warnings), %d dropped and said; the queue took over %d times", kept, warnings, dropped, takeovers)
+	if strings.Count(strings.Join(got, ""), "\n") != len(got) {
+		t.Error("a line without its newline")
+	}
+}
