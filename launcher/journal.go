@@ -53,8 +53,7 @@ type journalLines struct {
 	// scratchSegs is format's list of a plain chunk's runs and prefixes;
 	// segs the list the relay writes to the journal directly.
 	scratchSegs, segs [][]byte
-	queue             *journalQueue  // where the relay hands the rewritten blocks
-	direct            *journalDirect // the journal written in line; nil if it cannot be
+	queue             *journalQueue // where the relay writes or hands the rewritten blocks
 	// What the block being formatted holds anywhere: a line is searched
 	// for a marker only when its block has one, so that a flood of
 	// ordinary lines costs one scan per marker per block, not per line.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The relay writes in line only to a stream socket (journald's): what
@@ -86,7 +88,9 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	o.drain(floodTimeout)
 	jw.Close()
 	got := <-read
-	q := o.queues[0]
+	var q *journalQueue
+	for _, q = range o.journals {
+	}
 	q.mu.Lock()
 	takeovers := q.takeovers
 	q.mu.Unlock()
@@ -130,4 +134,97 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	if strings.Count(strings.Join(got, ""), "\n") != len(got) {
 		t.Error("a line without its newline")
 	}
+}
+
+// TestTwoStreamsOneJournal: the server's stdout and stderr reach one
+// journal stream (as systemd connects them). Their relays share one queue
+// and take turns writing in line, so that, through the journal's stalls,
+// neither lands a block inside a line of the other: every line arrives
+// whole, each stream's in order, and what was dropped is said.
+func TestTwoStreamsOneJournal(t *testing.T) {
+	jr, jw := socketJournal(t)
+	defer jr.Close()
+	jw2 := dupFile(t, jw)
+	o, w := relayToJournal(t, jw)
+	r2, w2, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.relayLines(r2, jw2)
+	if len(o.journals) != 1 {
+		t.Fatalf("%d journal queues for one stream, want 1", len(o.journals))
+	}
+
+	read := make(chan []string)
+	go func() {
+		var got []string
+		br := bufio.NewReaderSize(jr, 64<<10)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				got = append(got, line)
+			}
+			if err != nil {
+				break
+			}
+			if strings.HasSuffix(line, "000\n") {
+				time.Sleep(5 * journalPoll) // journald busy elsewhere
+			}
+		}
+		read <- got
+	}()
+	const lines = 200_000
+	flood := func(w *os.File, name string) {
+		bw := bufio.NewWriterSize(w, 48<<10)
+		for i := range lines {
+			fmt.Fprintf(bw, "[2026-12-02 02:44:09 TP0] %s line %06d, padded to about sixty bytes\n", name, i)
+		}
+		bw.Flush()
+		w.Close()
+	}
+	go flood(w, "out")
+	go flood(w2, "err")
+	o.drain(floodTimeout)
+	jw.Close()
+	jw2.Close()
+	got := <-read
+
+	line := regexp.MustCompile(`^\[2026-12-02 02:44:09 TP0\] (out|err) line (\d{6}), padded to about sixty bytes\n$`)
+	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
+	last := map[string]int{"out": -1, "err": -1}
+	kept, dropped := 0, 0
+	for _, l := range got {
+		if m := notice.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			dropped += n
+			continue
+		}
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("the journal got a line cut or glued: %q", l)
+		}
+		n, _ := strconv.Atoi(m[2])
+		if n <= last[m[1]] {
+			t.Fatalf("%s line %d came after its line %d", m[1], n, last[m[1]])
+		}
+		last[m[1]] = n
+		kept++
+	}
+	if kept+dropped != 2*lines {
+		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, 2*lines)
+	}
+	t.Logf("%d lines kept, %d dropped and said", kept, dropped)
+}
+
+// dupFile is a second descriptor of f's file, as stdout and stderr are
+// two descriptors of one journal stream.
+func dupFile(t *testing.T, f *os.File) *os.File {
+	t.Helper()
+	var fd int
+	var err error
+	rc, _ := f.SyscallConn()
+	if cerr := rc.Control(func(s uintptr) { fd, err = unix.Dup(int(s)) }); cerr != nil || err != nil {
+		t.Fatal(cerr, err)
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }

@@ -3,6 +3,7 @@ package launcher
 import (
 	"bytes"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 )
@@ -37,10 +38,16 @@ const journalBlockCap = relayBuffer + relayBuffer/64 + 64
 // back for the relay's next block. A small block is appended to the one
 // before it when that has room, so that a lagging journal is not written
 // a line at a time.
+//
+// The server's stdout and stderr usually reach the same journal stream;
+// their relays then share one queue, and take turns writing in line
+// (inLine), so that one's block never lands inside a line of the other's.
 type journalQueue struct {
-	dst  io.Writer
-	mu   sync.Mutex
-	wake *sync.Cond
+	dst    io.Writer
+	direct *journalDirect // dst written in line (writeInLine); nil if it cannot be
+	inLine sync.Mutex     // held for a block written in line and what of it is queued
+	mu     sync.Mutex
+	wake   *sync.Cond
 	// queued waits for the writer, size bytes in all; free holds written
 	// blocks' buffers for the relay's next ones.
 	queued, free [][]byte
@@ -48,6 +55,7 @@ type journalQueue struct {
 	dropped      int  // lines dropped and not yet said
 	writing      bool // the writer is writing a batch
 	takeovers    int  // times the queue took over from the relay's in-line writes
+	users        int  // relays writing to it; the last one's close ends it
 	closed       bool
 	done         chan struct{}
 }
@@ -56,7 +64,10 @@ type journalQueue struct {
 const journalFree = 4
 
 func newJournalQueue(dst io.Writer) *journalQueue {
-	q := &journalQueue{dst: dst, done: make(chan struct{})}
+	q := &journalQueue{dst: dst, users: 1, done: make(chan struct{})}
+	if f, ok := dst.(*os.File); ok {
+		q.direct = newJournalDirect(f)
+	}
 	q.wake = sync.NewCond(&q.mu)
 	go q.run()
 	return q
@@ -102,16 +113,37 @@ func (q *journalQueue) idle() bool {
 	return len(q.queued) == 0 && !q.writing && q.dropped == 0
 }
 
-// rest queues what the journal did not take of a block the relay wrote
-// to it in line: segs, the pieces left. The queue was idle (the relay
-// writes in line only then), so the rest always fits: no line is cut.
-func (q *journalQueue) rest(segs [][]byte) {
+// writeInLine writes segs (a block's runs and prefixes) to the journal
+// from the caller, when the queue is idle: what the journal does not take
+// in time is queued whole, and the queue takes the blocks after it. It
+// reports false, having written nothing, when the queue is not idle: the
+// caller then queues the block (queueRuns).
+func (q *journalQueue) writeInLine(segs [][]byte) bool {
+	q.inLine.Lock()
+	defer q.inLine.Unlock()
+	if !q.idle() {
+		return false
+	}
+	if rest := q.direct.write(segs); len(rest) > 0 {
+		// The queue was idle, so the rest fits: no line is cut.
+		q.queueRuns(rest, true)
+	}
+	return true
+}
+
+// queueRuns queues a copy of segs, or, unless whole, drops them when
+// they do not fit.
+func (q *journalQueue) queueRuns(segs [][]byte, whole bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.takeovers++
 	n := 0
 	for _, s := range segs {
 		n += len(s)
+	}
+	if whole {
+		q.takeovers++
+	} else if !q.fitsRuns(segs, n) {
+		return
 	}
 	b := q.spare()
 	if cap(b) < n {
@@ -121,6 +153,20 @@ func (q *journalQueue) rest(segs [][]byte) {
 		b = append(b, s...)
 	}
 	q.push(b, false)
+}
+
+// fitsRuns is fits for a block in pieces of n bytes in all.
+func (q *journalQueue) fitsRuns(segs [][]byte, n int) bool {
+	if q.size+n > journalQueueBytes {
+		lines := 0
+		for _, s := range segs {
+			lines += bytes.Count(s, []byte{'\n'})
+		}
+		q.dropped += max(lines, 1)
+		return false
+	}
+	q.sayDropped()
+	return true
 }
 
 // fits reports whether b can wait, and counts its lines dropped when
@@ -211,9 +257,23 @@ func (q *journalQueue) run() {
 	}
 }
 
-// close writes what is queued, and then returns.
+// share adds a relay to the queue's writers.
+func (q *journalQueue) share() *journalQueue {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.users++
+	return q
+}
+
+// close ends a relay's use of the queue; the last one's writes what is
+// queued, and then returns.
 func (q *journalQueue) close() {
 	q.mu.Lock()
+	q.users--
+	if q.users > 0 {
+		q.mu.Unlock()
+		return
+	}
 	q.closed = true
 	q.wake.Signal()
 	q.mu.Unlock()

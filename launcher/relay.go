@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/logfile"
@@ -39,7 +40,9 @@ type output struct {
 	secrets [][]byte
 	wg      sync.WaitGroup
 	readers []*os.File
-	queues  []*journalQueue // the journal's, one per stream (tests read them)
+	// journals are the queues to the journal, one per stream socket
+	// (stdout and stderr usually share one).
+	journals map[journalStream]*journalQueue
 
 	closeMu sync.Mutex
 	closed  bool // the readers are closed
@@ -85,15 +88,15 @@ func (o *output) emit(dst io.Writer, m *redact.Masker, b []byte, jl *journalLine
 	switch {
 	case jl == nil:
 		_, _ = dst.Write(b)
-	case jl.direct != nil && jl.queue.idle():
-		// The journal keeps up: the block goes to it from here, as runs
-		// of b between the prefixes in one write, with no copy.
+	case jl.queue.direct != nil:
+		// While the journal keeps up, the block goes to it from here,
+		// as runs of b between the prefixes in one write, with no copy.
 		segs, ok := jl.segments(jl.segs[:0], b)
 		if !ok {
 			segs = append(segs, jl.format(b))
 		}
-		if rest := jl.direct.write(segs); len(rest) > 0 {
-			jl.queue.rest(rest)
+		if !jl.queue.writeInLine(segs) {
+			jl.queue.queueRuns(segs, false)
 		}
 		clear(segs)
 		jl.segs = segs[:0]
@@ -122,9 +125,8 @@ func (o *output) relayLines(r *os.File, dst io.Writer) {
 	var jl *journalLines
 	var jq *journalQueue
 	if logging.IsJournal(dst) {
-		jq = newJournalQueue(dst)
-		o.queues = append(o.queues, jq)
-		jl = &journalLines{queue: jq, direct: newJournalDirect(dst.(*os.File))}
+		jq = o.journal(dst.(*os.File))
+		jl = &journalLines{queue: jq}
 		dst = jq
 	}
 	o.wg.Add(1)
@@ -199,6 +201,30 @@ func (o *output) relayRaw(r *os.File, dst io.Writer) {
 			}
 		}
 	}()
+}
+
+// journalStream names a journal stream: its socket's device and inode,
+// as JOURNAL_STREAM does.
+type journalStream struct{ dev, ino uint64 }
+
+// journal is the queue to f's journal stream, shared with the relay
+// already writing to it.
+func (o *output) journal(f *os.File) *journalQueue {
+	var key journalStream
+	if fi, err := f.Stat(); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			key = journalStream{uint64(st.Dev), uint64(st.Ino)}
+		}
+	}
+	if q := o.journals[key]; q != nil && key != (journalStream{}) {
+		return q.share()
+	}
+	q := newJournalQueue(f)
+	if o.journals == nil {
+		o.journals = map[journalStream]*journalQueue{}
+	}
+	o.journals[key] = q
+	return q
 }
 
 // drain waits until the relays have seen the end of their streams, or
