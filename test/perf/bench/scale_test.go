@@ -25,7 +25,10 @@ import (
 //
 // The reference client is refclient/refclient.py: bench_serving's work
 // per event (json.loads, a stamp, a TTFT or ITL sample) on one keep-alive
-// connection per stream, standard library only. With
+// connection per stream, standard library only. CPU per token is also
+// measured against bench_serving's own client (refclient/bench_serving.py:
+// SGLang's request function under aiohttp, figures prefixed bs-) where a
+// python3 has aiohttp, once per iteration, first or last by turns. With
 // SGLAUNCH_PERF_BASELINE=/path/to/an/older/sglaunch that binary is
 // measured beside this one, its figures prefixed base-. Each iteration
 // runs every client once, in an order that rotates, and the figures are
@@ -112,6 +115,45 @@ func refRun(b *testing.B, url string, k scaleCase, c int) clientRun {
 	return r
 }
 
+// benchServingPython is the python3 that has aiohttp for bench_serving's
+// client (refclient/bench_serving.py), or "" with why not.
+func benchServingPython() (string, string) {
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import aiohttp").Run() == nil {
+			return py, ""
+		}
+	}
+	return "", "no python3 with aiohttp (Debian: apt-get install python3-aiohttp): the bs- figures are left out"
+}
+
+// benchServingRun runs SGLang's bench_serving client (its own request
+// function, refclient/bench_serving.py) for c streams; jsonCPU is the CPU
+// its JSON parsing took.
+func benchServingRun(b *testing.B, py, url string, k scaleCase, c int) (r clientRun, jsonCPU time.Duration) {
+	b.Helper()
+	cmd := exec.Command(py, "../refclient/bench_serving.py", "--url", url, "--concurrency", strconv.Itoa(c), "--rounds", strconv.Itoa(k.rounds),
+		"--input-len", strconv.Itoa(k.in), "--output-len", strconv.Itoa(k.out), "--time-json")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("bench_serving: %v\n%s%s", err, out, stderr.String())
+	}
+	var got struct {
+		Completed    float64 `json:"completed"`
+		OutputTokens float64 `json:"output_tokens"`
+		MedianTTFTms float64 `json:"median_ttft_ms"`
+		JSONCPU      float64 `json:"json_cpu_s"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		b.Fatalf("bench_serving: %v: %s", err, out)
+	}
+	r = usage(cmd)
+	r.tokens, r.ttftMs, r.complete = got.OutputTokens, got.MedianTTFTms, got.Completed
+	return r, time.Duration(got.JSONCPU * float64(time.Second))
+}
+
 func usage(cmd *exec.Cmd) clientRun {
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	return clientRun{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), maxRSS: ru.Maxrss << 10}
@@ -166,8 +208,16 @@ func BenchmarkClientScale(b *testing.B) {
 	cpuURL := stubServer(b, cpuCase.ttft, cpuCase.itl)
 	memURL := stubServer(b, memCase.ttft, memCase.itl)
 	cs := scaleClients(b)
+	py, why := benchServingPython()
+	if why != "" {
+		b.Log(why)
+	}
+	bs := &client{name: "bs-", figs: map[string][]float64{}}
 	turn := 0
 	for b.Loop() {
+		if py != "" && turn%2 == 0 {
+			benchServingCPU(b, bs, py, cpuURL)
+		}
 		for i := range cs {
 			c := cs[(i+turn)%len(cs)]
 			r := c.run(b, cpuURL, cpuCase, cpuCase.streams)
@@ -185,17 +235,39 @@ func BenchmarkClientScale(b *testing.B) {
 				b.Errorf("%sclient completed %v of %d requests at c=%d", c.name, big.complete, memCase.streams*memCase.rounds, memCase.streams)
 			}
 		}
+		if py != "" && turn%2 == 1 {
+			benchServingCPU(b, bs, py, cpuURL)
+		}
 		turn++
 	}
-	for _, c := range cs {
+	for _, c := range append(cs, bs) {
 		for name, v := range c.figs {
 			b.ReportMetric(median(v), c.name+name)
 		}
 	}
 	self, ref := cs[0].figs, cs[1].figs
 	b.ReportMetric(median(self["cpu-us/token"])/median(ref["cpu-us/token"]), "cpu-per-token-vs-ref")
+	if py != "" {
+		b.ReportMetric(median(self["cpu-us/token"])/median(bs.figs["cpu-us/token"]), "cpu-per-token-vs-bench_serving")
+		// At its most demanding: bench_serving with its JSON parsing free
+		// (it uses orjson, which Debian does not have; json stands in).
+		b.ReportMetric(median(self["cpu-us/token"])/median(bs.figs["cpu-us/token-sans-json"]), "cpu-per-token-vs-bench_serving-sans-json")
+	}
 	b.ReportMetric(median(self["KiB/stream"])/median(ref["KiB/stream"]), "mem-per-stream-vs-ref")
 	b.ReportMetric(0, "ns/op")
+}
+
+// benchServingCPU runs bench_serving's client on the CPU case, first or
+// last in the iteration by turns.
+func benchServingCPU(b *testing.B, bs *client, py, url string) {
+	r, jsonCPU := benchServingRun(b, py, url, cpuCase, cpuCase.streams)
+	bs.add("cpu-us/token", r.cpu.Seconds()/r.tokens*1e6)
+	bs.add("cpu-us/token-sans-json", (r.cpu-jsonCPU).Seconds()/r.tokens*1e6)
+	bs.add("json-us/token", jsonCPU.Seconds()/r.tokens*1e6)
+	bs.add("c256-ttft-ms", r.ttftMs)
+	if r.complete != float64(cpuCase.streams*cpuCase.rounds) {
+		b.Errorf("bench_serving completed %v of %d requests", r.complete, cpuCase.streams*cpuCase.rounds)
+	}
 }
 
 // BenchmarkClientWide runs sglaunch (and the baseline, in turn) at 8192
