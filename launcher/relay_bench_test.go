@@ -18,11 +18,11 @@ import (
 //	go test ./launcher -run '^$' -bench RelayVsCat -benchtime 5x
 //
 // A writer goroutine floods a pipe with SGLang-like log lines (what the
-// server would write); the pipe is drained three ways, in turn in every
-// iteration: by `cat > /dev/null`, by the relay to a socket (plain), and
-// by the relay to the same kind of socket named by JOURNAL_STREAM (the
-// journal: priorities). A goroutine reads the socket, as
-// journald would. Rates are the input bytes delivered over wall time
+// server would write); the pipe is drained three ways in every
+// iteration: by `cat > /dev/null`, then by the relay to a socket (plain)
+// and by the relay to the same kind of socket named by JOURNAL_STREAM
+// (the journal: priorities), these two first by turns. A goroutine reads
+// the socket, as journald would. Rates are the input bytes delivered over wall time
 // (the journal's counted as the share of its formatted output that
 // arrived: lines its bounded queue dropped while the reader lagged do
 // not count, and journal-dropped-% says how many); CPU is this
