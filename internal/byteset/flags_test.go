@@ -1,0 +1,5 @@
+package byteset
+
+// testkit registers the -update flag that go test ./... -update passes
+// to every package.
+import _ "github.com/sglaunch/sglaunch/internal/testkit"
