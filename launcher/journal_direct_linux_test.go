@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sglaunch/sglaunch/internal/logging"
 )
 
 // The relay writes in line only to a stream socket (journald's): what
@@ -227,4 +229,77 @@ func dupFile(t *testing.T, f *os.File) *os.File {
 		t.Fatal(cerr, err)
 	}
 	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// TestOwnLinesNeverInsideServerLines: sglaunch's own lines to the journal
+// stream the relay writes to go through the relay's queue while it runs
+// (logging.RouteJournal), in order with the server's lines. Written to
+// the stream directly, one landed inside a server line the journal had
+// taken only part of. None is dropped, however full the queue.
+func TestOwnLinesNeverInsideServerLines(t *testing.T) {
+	jr, jw := socketJournal(t)
+	defer jr.Close()
+	o, w := relayToJournal(t, jw)
+	log, err := logging.New(jw, logging.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	read := make(chan []string)
+	go func() {
+		var got []string
+		br := bufio.NewReaderSize(jr, 64<<10)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				got = append(got, line)
+			}
+			if err != nil {
+				break
+			}
+			if strings.HasSuffix(line, "000, padded to about sixty bytes\n") {
+				time.Sleep(5 * journalPoll) // journald busy elsewhere
+			}
+		}
+		read <- got
+	}()
+	const lines, own = 200_000, 300
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		for i := range own {
+			log.Info("own line", "n", i)
+			time.Sleep(200 * time.Microsecond)
+		}
+	}()
+	bw := bufio.NewWriterSize(w, 48<<10)
+	for i := range lines {
+		fmt.Fprintf(bw, "[2026-12-02 02:44:09 TP0] line %06d, padded to about sixty bytes\n", i)
+	}
+	bw.Flush()
+	<-logged
+	w.Close()
+	o.drain(floodTimeout)
+	jw.Close()
+	got := <-read
+
+	server := regexp.MustCompile(`^\[2026-12-02 02:44:09 TP0\] line \d{6}, padded to about sixty bytes\n$`)
+	mine := regexp.MustCompile(`^<6>sglaunch: own line n=(\d+)\n$`)
+	notice := regexp.MustCompile(`^<4>sglaunch: \d+ lines of the server's output were dropped here`)
+	next := 0
+	for _, l := range got {
+		if m := mine.FindStringSubmatch(l); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n != next {
+				t.Fatalf("own line %d came where %d was due", n, next)
+			}
+			next++
+			continue
+		}
+		if !server.MatchString(l) && !notice.MatchString(l) {
+			t.Fatalf("the journal got a line cut or glued: %q", l)
+		}
+	}
+	if next != own {
+		t.Errorf("%d of sglaunch's %d own lines reached the journal", next, own)
+	}
 }

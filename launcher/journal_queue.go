@@ -52,10 +52,11 @@ type journalQueue struct {
 	// blocks' buffers for the relay's next ones.
 	queued, free [][]byte
 	size         int
-	dropped      int  // lines dropped and not yet said
-	writing      bool // the writer is writing a batch
-	takeovers    int  // times the queue took over from the relay's in-line writes
-	users        int  // relays writing to it; the last one's close ends it
+	dropped      int    // lines dropped and not yet said
+	writing      bool   // the writer is writing a batch
+	takeovers    int    // times the queue took over from the relay's in-line writes
+	users        int    // relays writing to it; the last one's close ends it
+	unroute      func() // ends the routing of sglaunch's own lines here
 	closed       bool
 	done         chan struct{}
 }
@@ -126,9 +127,31 @@ func (q *journalQueue) writeInLine(segs [][]byte) bool {
 	}
 	if rest := q.direct.write(segs); len(rest) > 0 {
 		// The queue was idle, so the rest fits: no line is cut.
+		q.mu.Lock()
+		q.takeovers++
+		q.mu.Unlock()
 		q.queueRuns(rest, true)
 	}
 	return true
+}
+
+// writeOwn writes one of sglaunch's own lines (routed to the queue by
+// logging.RouteJournal) in order with the server's blocks: in line when
+// nothing waits, queued otherwise, never dropped. Written to the stream
+// directly, it could land inside a server line the journal had taken
+// only part of.
+func (q *journalQueue) writeOwn(line []byte) {
+	if q.direct != nil && q.writeInLine([][]byte{line}) {
+		return
+	}
+	q.mu.Lock()
+	closed := q.closed
+	q.mu.Unlock()
+	if closed {
+		_, _ = q.dst.Write(line) // the relays are done
+		return
+	}
+	q.queueRuns([][]byte{line}, true)
 }
 
 // queueRuns queues a copy of segs, or, unless whole, drops them when
@@ -140,9 +163,7 @@ func (q *journalQueue) queueRuns(segs [][]byte, whole bool) {
 	for _, s := range segs {
 		n += len(s)
 	}
-	if whole {
-		q.takeovers++
-	} else if !q.fitsRuns(segs, n) {
+	if !whole && !q.fitsRuns(segs, n) {
 		return
 	}
 	b := q.spare()
@@ -278,4 +299,7 @@ func (q *journalQueue) close() {
 	q.wake.Signal()
 	q.mu.Unlock()
 	<-q.done
+	if q.unroute != nil {
+		q.unroute()
+	}
 }

@@ -220,6 +220,9 @@ func (o *output) journal(f *os.File) *journalQueue {
 		return q.share()
 	}
 	q := newJournalQueue(f)
+	// sglaunch's own lines to this stream go through the queue too, in
+	// order with the server's, until the last relay closes it.
+	q.unroute = logging.RouteJournal(f, q.writeOwn)
 	if o.journals == nil {
 		o.journals = map[journalStream]*journalQueue{}
 	}

@@ -23,6 +23,9 @@ const (
 // IsJournal), every line carries its sd-daemon priority prefix.
 func New(w io.Writer, format string) (*slog.Logger, error) {
 	journal := IsJournal(w)
+	if journal {
+		w = newRoutedWriter(w) // a relay to the same stream may take the lines
+	}
 	switch format {
 	case "", Text:
 		return slog.New(&textHandler{w: w, mu: &sync.Mutex{}, journal: journal}), nil
