@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/logfile"
@@ -42,7 +41,7 @@ type output struct {
 	readers []*os.File
 	// journals are the queues to the journal, one per stream socket
 	// (stdout and stderr usually share one).
-	journals map[journalStream]*journalQueue
+	journals map[logging.Stream]*journalQueue
 
 	closeMu sync.Mutex
 	closed  bool // the readers are closed
@@ -203,20 +202,11 @@ func (o *output) relayRaw(r *os.File, dst io.Writer) {
 	}()
 }
 
-// journalStream names a journal stream: its socket's device and inode,
-// as JOURNAL_STREAM does.
-type journalStream struct{ dev, ino uint64 }
-
 // journal is the queue to f's journal stream, shared with the relay
 // already writing to it.
 func (o *output) journal(f *os.File) *journalQueue {
-	var key journalStream
-	if fi, err := f.Stat(); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			key = journalStream{uint64(st.Dev), uint64(st.Ino)}
-		}
-	}
-	if q := o.journals[key]; q != nil && key != (journalStream{}) {
+	key, ok := logging.StreamOf(f)
+	if q := o.journals[key]; q != nil && ok {
 		return q.share()
 	}
 	q := newJournalQueue(f)
@@ -224,7 +214,7 @@ func (o *output) journal(f *os.File) *journalQueue {
 	// order with the server's, until the last relay closes it.
 	q.unroute = logging.RouteJournal(f, q.writeOwn)
 	if o.journals == nil {
-		o.journals = map[journalStream]*journalQueue{}
+		o.journals = map[logging.Stream]*journalQueue{}
 	}
 	o.journals[key] = q
 	return q

@@ -31,12 +31,25 @@ func IsJournal(w io.Writer) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
+	id, ok := StreamOf(f)
+	return ok && id == Stream{Dev: wantDev, Ino: wantIno}
+}
+
+// Stream names a journal stream as JOURNAL_STREAM does: its socket's
+// device and inode.
+type Stream struct{ Dev, Ino uint64 }
+
+// StreamOf is the stream f writes to; false when f cannot be stat'ed.
+func StreamOf(f *os.File) (Stream, bool) {
 	fi, err := f.Stat()
 	if err != nil {
-		return false
+		return Stream{}, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && uint64(st.Dev) == wantDev && uint64(st.Ino) == wantIno
+	if !ok {
+		return Stream{}, false
+	}
+	return Stream{uint64(st.Dev), uint64(st.Ino)}, true
 }
 
 // Priority is the sd-daemon prefix for a level: journald stores a line

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
-	"syscall"
 )
 
 // A launch that relays the server's output to the journal writes it from
@@ -17,31 +16,16 @@ import (
 
 // route is the relay that takes a journal stream's lines.
 type route struct {
-	stream streamID
+	stream Stream
 	write  func([]byte)
 }
 
-// streamID names a journal stream as JOURNAL_STREAM does.
-type streamID struct{ dev, ino uint64 }
-
 var current atomic.Pointer[route]
-
-func streamOf(f *os.File) (streamID, bool) {
-	fi, err := f.Stat()
-	if err != nil {
-		return streamID{}, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return streamID{}, false
-	}
-	return streamID{uint64(st.Dev), uint64(st.Ino)}, true
-}
 
 // RouteJournal hands the lines sglaunch writes to f's journal stream to
 // write (whole lines, one record at a time) until undo is called.
 func RouteJournal(f *os.File, write func([]byte)) (undo func()) {
-	id, ok := streamOf(f)
+	id, ok := StreamOf(f)
 	if !ok {
 		return func() {}
 	}
@@ -54,7 +38,7 @@ func RouteJournal(f *os.File, write func([]byte)) (undo func()) {
 // stream's route when one is set, the stream itself otherwise.
 type routedWriter struct {
 	w      io.Writer
-	stream streamID
+	stream Stream
 	ok     bool
 }
 
@@ -63,7 +47,7 @@ func newRoutedWriter(w io.Writer) io.Writer {
 	if !isFile {
 		return w
 	}
-	id, ok := streamOf(f)
+	id, ok := StreamOf(f)
 	return &routedWriter{w: w, stream: id, ok: ok}
 }
 
