@@ -96,8 +96,10 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	q.mu.Lock()
 	takeovers := q.takeovers
 	q.mu.Unlock()
-	if takeovers < 2 {
-		t.Errorf("the queue took over from the in-line writes %d times, want several: the stalls tested little", takeovers)
+	if takeovers == 0 {
+		// About ten on an idle machine; one is enough to have tested
+		// the way there and back.
+		t.Error("the queue never took over from the in-line writes: the stalls tested nothing")
 	}
 
 	line := regexp.MustCompile(`^(<4>)?\[2026-12-02 02:44:09 TP0\] (WARNING: )?line (\d{6})\n$`)
