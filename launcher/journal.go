@@ -274,13 +274,7 @@ func (j *journalLines) plainBySet(segs [][]byte, b []byte, lo, hi, run int) (_ [
 		if nl := bytes.IndexByte(b[x:hi], '\n'); nl >= 0 {
 			end = x + nl
 		}
-		if p := plainPriority(b[start:end]); p != nil {
-			if start > run {
-				segs = append(segs, b[run:start])
-			}
-			segs = append(segs, p)
-			run = start
-		}
+		segs, run = prefixLine(segs, b, run, start, end)
 		judged = end + 1
 	}
 	if first < hi {
@@ -337,19 +331,27 @@ func (j *journalLines) plainRuns(segs [][]byte, b []byte, lo, hi, run int) ([][]
 		} else {
 			j.midLine = true
 		}
-		if p := plainPriority(b[i:end]); p != nil {
-			if i > run {
-				segs = append(segs, b[run:i])
-			}
-			segs = append(segs, p)
-			run = i
-		}
+		segs, run = prefixLine(segs, b, run, i, end)
 		i = end + 1
 	}
 	return segs, run
 }
 
-// plainPriority is a line's prefix in a block formatPlain takes: by a
+// prefixLine judges the line b[start:end] of a plain stretch: when it
+// gets a prefix, the run of b from run up to the line and the prefix are
+// appended to segs, and the next run starts at the line.
+func prefixLine(segs [][]byte, b []byte, run, start, end int) ([][]byte, int) {
+	p := plainPriority(b[start:end])
+	if p == nil {
+		return segs, run
+	}
+	if start > run {
+		segs = append(segs, b[run:start])
+	}
+	return append(segs, p), start
+}
+
+// plainPriority is a line's prefix in a plain stretch (plainChunk): by a
 // level word at the start of its message, or prioInfo for an unstamped
 // line that looks like a prefix itself; nil for the rest.
 func plainPriority(line []byte) []byte {

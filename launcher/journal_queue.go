@@ -79,7 +79,7 @@ func newJournalQueue(dst io.Writer) *journalQueue {
 func (q *journalQueue) Write(b []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.fits(b) {
+	if !q.fits(len(b), b) {
 		return len(b), nil
 	}
 	q.push(append(q.spare(), b...), false)
@@ -96,7 +96,7 @@ func (q *journalQueue) hand(b []byte) []byte {
 	if len(b) == 0 {
 		return b
 	}
-	if !q.fits(b) {
+	if !q.fits(len(b), b) {
 		return b[:0]
 	}
 	if q.push(b, true) {
@@ -163,7 +163,7 @@ func (q *journalQueue) queueRuns(segs [][]byte, whole bool) {
 	for _, s := range segs {
 		n += len(s)
 	}
-	if !whole && !q.fitsRuns(segs, n) {
+	if !whole && !q.fits(n, segs...) {
 		return
 	}
 	b := q.spare()
@@ -176,25 +176,15 @@ func (q *journalQueue) queueRuns(segs [][]byte, whole bool) {
 	q.push(b, false)
 }
 
-// fitsRuns is fits for a block in pieces of n bytes in all.
-func (q *journalQueue) fitsRuns(segs [][]byte, n int) bool {
+// fits reports whether n more bytes can wait, and counts the lines of
+// pieces (the block's, n bytes in all) dropped when not; mu is held.
+func (q *journalQueue) fits(n int, pieces ...[]byte) bool {
 	if q.size+n > journalQueueBytes {
 		lines := 0
-		for _, s := range segs {
-			lines += bytes.Count(s, []byte{'\n'})
+		for _, p := range pieces {
+			lines += bytes.Count(p, []byte{'\n'})
 		}
 		q.dropped += max(lines, 1)
-		return false
-	}
-	q.sayDropped()
-	return true
-}
-
-// fits reports whether b can wait, and counts its lines dropped when
-// not; mu is held.
-func (q *journalQueue) fits(b []byte) bool {
-	if q.size+len(b) > journalQueueBytes {
-		q.dropped += max(bytes.Count(b, []byte{'\n'}), 1)
 		return false
 	}
 	q.sayDropped()
