@@ -51,24 +51,9 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	defer jr.Close()
 	o, w := relayToJournal(t, jw)
 
-	read := make(chan []string)
-	go func() {
-		var got []string
-		br := bufio.NewReaderSize(jr, 64<<10)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				got = append(got, line)
-			}
-			if err != nil {
-				break
-			}
-			if strings.HasSuffix(line, "0000\n") && strings.Contains(line, "line ") {
-				time.Sleep(20 * journalPoll) // journald busy elsewhere
-			}
-		}
-		read <- got
-	}()
+	read := readStalling(jr, func(line string) bool {
+		return strings.HasSuffix(line, "0000\n") && strings.Contains(line, "line ")
+	}, 20*journalPoll)
 	const lines = 400_000
 	go func() {
 		bw := bufio.NewWriterSize(w, 32<<10)
@@ -103,10 +88,9 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	}
 
 	line := regexp.MustCompile(`^(<4>)?\[2026-12-02 02:44:09 TP0\] (WARNING: )?line (\d{6})\n$`)
-	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
 	kept, dropped, last, warnings := 0, 0, -1, 0
 	for _, l := range got {
-		if m := notice.FindStringSubmatch(l); m != nil {
+		if m := droppedNotice.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			dropped += n
 			continue
@@ -159,24 +143,7 @@ func TestTwoStreamsOneJournal(t *testing.T) {
 		t.Fatalf("%d journal queues for one stream, want 1", len(o.journals))
 	}
 
-	read := make(chan []string)
-	go func() {
-		var got []string
-		br := bufio.NewReaderSize(jr, 64<<10)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				got = append(got, line)
-			}
-			if err != nil {
-				break
-			}
-			if strings.HasSuffix(line, "000\n") {
-				time.Sleep(5 * journalPoll) // journald busy elsewhere
-			}
-		}
-		read <- got
-	}()
+	read := readStalling(jr, func(line string) bool { return strings.HasSuffix(line, "000\n") }, 5*journalPoll)
 	const lines = 200_000
 	flood := func(w *os.File, name string) {
 		bw := bufio.NewWriterSize(w, 48<<10)
@@ -194,11 +161,10 @@ func TestTwoStreamsOneJournal(t *testing.T) {
 	got := <-read
 
 	line := regexp.MustCompile(`^\[2026-12-02 02:44:09 TP0\] (out|err) line (\d{6}), padded to about sixty bytes\n$`)
-	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
 	last := map[string]int{"out": -1, "err": -1}
 	kept, dropped := 0, 0
 	for _, l := range got {
-		if m := notice.FindStringSubmatch(l); m != nil {
+		if m := droppedNotice.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			dropped += n
 			continue
@@ -218,6 +184,32 @@ func TestTwoStreamsOneJournal(t *testing.T) {
 		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, 2*lines)
 	}
 	t.Logf("%d lines kept, %d dropped and said", kept, dropped)
+}
+
+// readStalling reads the journal's end of the stream a line at a time,
+// as journald would, pausing for pause after each line busy says is one
+// to stall at (journald busy elsewhere). It sends every line read once
+// the stream ends.
+func readStalling(jr *os.File, busy func(line string) bool, pause time.Duration) <-chan []string {
+	read := make(chan []string, 1)
+	go func() {
+		var got []string
+		br := bufio.NewReaderSize(jr, 64<<10)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				got = append(got, line)
+			}
+			if err != nil {
+				break
+			}
+			if busy(line) {
+				time.Sleep(pause)
+			}
+		}
+		read <- got
+	}()
+	return read
 }
 
 // dupFile is a second descriptor of f's file, as stdout and stderr are
@@ -247,24 +239,9 @@ func TestOwnLinesNeverInsideServerLines(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	read := make(chan []string)
-	go func() {
-		var got []string
-		br := bufio.NewReaderSize(jr, 64<<10)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				got = append(got, line)
-			}
-			if err != nil {
-				break
-			}
-			if strings.HasSuffix(line, "000, padded to about sixty bytes\n") {
-				time.Sleep(5 * journalPoll) // journald busy elsewhere
-			}
-		}
-		read <- got
-	}()
+	read := readStalling(jr, func(line string) bool {
+		return strings.HasSuffix(line, "000, padded to about sixty bytes\n")
+	}, 5*journalPoll)
 	const lines, own = 200_000, 300
 	logged := make(chan struct{})
 	go func() {
@@ -287,7 +264,6 @@ func TestOwnLinesNeverInsideServerLines(t *testing.T) {
 
 	server := regexp.MustCompile(`^\[2026-12-02 02:44:09 TP0\] line \d{6}, padded to about sixty bytes\n$`)
 	mine := regexp.MustCompile(`^<6>sglaunch: own line n=(\d+)\n$`)
-	notice := regexp.MustCompile(`^<4>sglaunch: \d+ lines of the server's output were dropped here`)
 	next := 0
 	for _, l := range got {
 		if m := mine.FindStringSubmatch(l); m != nil {
@@ -297,7 +273,7 @@ func TestOwnLinesNeverInsideServerLines(t *testing.T) {
 			next++
 			continue
 		}
-		if !server.MatchString(l) && !notice.MatchString(l) {
+		if !server.MatchString(l) && !droppedNotice.MatchString(l) {
 			t.Fatalf("the journal got a line cut or glued: %q", l)
 		}
 	}

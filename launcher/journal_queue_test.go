@@ -103,9 +103,8 @@ func testSlowJournal(t *testing.T, jr, jw *os.File) {
 	jw.Close()
 	got := <-read
 	kept, dropped := 0, 0
-	notice := regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
 	for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
-		if m := notice.FindStringSubmatch(line); m != nil {
+		if m := droppedNotice.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			dropped += n
 			continue
@@ -122,6 +121,10 @@ func testSlowJournal(t *testing.T, jr, jw *os.File) {
 		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, lines)
 	}
 }
+
+// droppedNotice is the line that tells the journal how many of the
+// server's lines were dropped where it stands.
+var droppedNotice = regexp.MustCompile(`^<4>sglaunch: (\d+) lines of the server's output were dropped here`)
 
 // slowSink collects what it is written, slowly: a journal that lags.
 type slowSink struct{ got strings.Builder }

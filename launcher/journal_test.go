@@ -161,7 +161,7 @@ func TestRelayToJournal(t *testing.T) {
 }
 
 // TestJournalPlainLinesAsAppendLine: the short way a block without
-// escapes, tracebacks or warnings.warn lines takes (formatPlain) gives
+// escapes, tracebacks or warnings.warn lines takes (plainChunk) gives
 // what appendLine gives, line for line, whatever the block holds around
 // them.
 func TestJournalPlainLinesAsAppendLine(t *testing.T) {
