@@ -89,29 +89,11 @@ func sglaunchRun(b *testing.B, bin, url string, k scaleCase, c int) clientRun {
 // refRun runs the reference client for c streams.
 func refRun(b *testing.B, url string, k scaleCase, c int) clientRun {
 	b.Helper()
-	args := []string{"../refclient/refclient.py", "--url", url, "--concurrency", strconv.Itoa(c), "--rounds", strconv.Itoa(k.rounds),
-		"--input-len", strconv.Itoa(k.in), "--output-len", strconv.Itoa(k.out)}
+	var extra []string
 	if k.api != "" {
-		args = append(args, "--api", k.api)
+		extra = []string{"--api", k.api}
 	}
-	cmd := exec.Command(testkit.RealPython(b), args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("refclient: %v\n%s%s", err, out, stderr.String())
-	}
-	var got struct {
-		Completed    float64 `json:"completed"`
-		OutputTokens float64 `json:"output_tokens"`
-		MedianTTFTms float64 `json:"median_ttft_ms"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		b.Fatalf("refclient: %v: %s", err, out)
-	}
-	r := usage(cmd)
-	r.tokens, r.ttftMs, r.complete = got.OutputTokens, got.MedianTTFTms, got.Completed
+	r, _ := pythonClientRun(b, testkit.RealPython(b), "refclient.py", url, k, c, extra...)
 	return r
 }
 
@@ -131,14 +113,23 @@ func benchServingPython() (string, string) {
 // its JSON parsing took.
 func benchServingRun(b *testing.B, py, url string, k scaleCase, c int) (r clientRun, jsonCPU time.Duration) {
 	b.Helper()
-	cmd := exec.Command(py, "../refclient/bench_serving.py", "--url", url, "--concurrency", strconv.Itoa(c), "--rounds", strconv.Itoa(k.rounds),
-		"--input-len", strconv.Itoa(k.in), "--output-len", strconv.Itoa(k.out), "--time-json")
+	return pythonClientRun(b, py, "bench_serving.py", url, k, c, "--time-json")
+}
+
+// pythonClientRun runs refclient/script with py for c streams of k; both
+// Python clients take the same options and print the same JSON object
+// (jsonCPU is bench_serving.py's, with --time-json).
+func pythonClientRun(b *testing.B, py, script, url string, k scaleCase, c int, extra ...string) (r clientRun, jsonCPU time.Duration) {
+	b.Helper()
+	args := append([]string{"../refclient/" + script, "--url", url, "--concurrency", strconv.Itoa(c), "--rounds", strconv.Itoa(k.rounds),
+		"--input-len", strconv.Itoa(k.in), "--output-len", strconv.Itoa(k.out)}, extra...)
+	cmd := exec.Command(py, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		b.Fatalf("bench_serving: %v\n%s%s", err, out, stderr.String())
+		b.Fatalf("%s: %v\n%s%s", script, err, out, stderr.String())
 	}
 	var got struct {
 		Completed    float64 `json:"completed"`
@@ -147,7 +138,7 @@ func benchServingRun(b *testing.B, py, url string, k scaleCase, c int) (r client
 		JSONCPU      float64 `json:"json_cpu_s"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
-		b.Fatalf("bench_serving: %v: %s", err, out)
+		b.Fatalf("%s: %v: %s", script, err, out)
 	}
 	r = usage(cmd)
 	r.tokens, r.ttftMs, r.complete = got.OutputTokens, got.MedianTTFTms, got.Completed
