@@ -48,10 +48,17 @@ type Config struct {
 func (c *Config) lostAfter() time.Duration { return c.Heartbeat * time.Duration(max(c.Missed, 1)) }
 
 // causeGrace is how long a rank whose own server ended waits for the
-// group's word before naming itself: a peer's death kills an idle rank's
+// group's word before naming itself, and how long rank 0 holds an echo
+// (End.LostPeer) for its cause: a peer's death kills an idle rank's
 // server a moment later (gloo's "Connection closed by peer", then
 // SGLang's tree kill), and the group should name the cause, not its echo.
 func (c *Config) causeGrace() time.Duration { return min(c.Heartbeat, 500*time.Millisecond) }
+
+// echoPatience is how long a rank whose server ended after losing a
+// peer waits for the group's word: rank 0 names a cause, or this echo
+// after causeGrace; a rank 0 that says nothing is lost within
+// lostAfter.
+func (c *Config) echoPatience() time.Duration { return c.lostAfter() + c.causeGrace() }
 
 func (c *Config) log() *slog.Logger {
 	if c.Logger == nil {
@@ -87,8 +94,8 @@ type Member interface {
 	// Failed is closed on the group's first failure; Failure names it.
 	Failed() <-chan struct{}
 	Failure() error
-	// Fail says this rank's server ended (why), which stops the group.
-	Fail(why string)
+	// Fail says this rank's server ended, which stops the group.
+	Fail(end End)
 	// RequestStop says this rank was asked to stop (a signal): the group
 	// stops as one, and drains on rank 0 (a worker tells rank 0, and
 	// keeps its server up until rank 0 has drained).
@@ -106,6 +113,25 @@ type Member interface {
 	StopDone(why string)
 	// Close ends this rank's part; peers see it gone.
 	Close()
+}
+
+// End is how a rank's server ended, as the group is told.
+type End struct {
+	// Why is the end in a few words ("its server exited, exit status 1").
+	Why string
+	// LostPeer, when set, is the server's own word that it lost its
+	// connection to another rank (gloo's or NCCL's error line): the end
+	// is most likely the echo of another rank's failure, which the group
+	// names instead when it hears of one within causeGrace.
+	LostPeer string
+}
+
+// describe is the end as the group names it.
+func (e End) describe() string {
+	if e.LostPeer == "" {
+		return e.Why
+	}
+	return e.Why + ", after it lost a peer (" + e.LostPeer + ")"
 }
 
 // failure is the first failure of a group, once.

@@ -196,7 +196,7 @@ func failedWithin(t *testing.T, m Member, want string) error {
 // by name.
 func TestWorkerFailureStopsEveryRank(t *testing.T) {
 	l, ws, _ := startGroup(t, 3, same)
-	ws[0].Fail("exited 137")
+	ws[0].Fail(End{Why: "exited 137"})
 	failedWithin(t, l, "rank 1 on node node1: exited 137")
 	failedWithin(t, ws[1], "rank 1 on node node1: exited 137")
 }
@@ -316,9 +316,62 @@ func TestGroupNamesTheCauseNotItsEcho(t *testing.T) {
 	l, ws, _ := startGroup(t, 3, same)
 	go func() {
 		time.Sleep(20 * time.Millisecond)
-		ws[0].Fail("its server exited, exit status 137 (SIGKILL)")
+		ws[0].Fail(End{Why: "its server exited, exit status 137 (SIGKILL)"})
 	}()
-	l.Fail("its server exited, exit status 137 (SIGKILL)")
+	l.Fail(End{Why: "its server exited, exit status 137 (SIGKILL)"})
 	failedWithin(t, l, "rank 1 on node node1")
 	failedWithin(t, ws[1], "rank 1 on node node1")
+}
+
+// TestGroupHoldsAnEchoForItsCause: rank 2's server ends first, having
+// lost its gloo peer; rank 1's sglaunch, whose server was the one that
+// died, reports a moment later. Every rank names rank 1, rank 2 too.
+func TestGroupHoldsAnEchoForItsCause(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	echoed := make(chan struct{})
+	go func() {
+		defer close(echoed)
+		ws[1].Fail(End{Why: "its server exited, exit status 137 (SIGKILL)", LostPeer: "gloo: Connection closed by peer [10.0.0.2]:56408"})
+	}()
+	testkit.WaitFor(t, wait, "rank 0 to hold rank 2's echo", l.echoHeld.Load)
+	ws[0].Fail(End{Why: "its server exited, exit status 137 (SIGKILL)"})
+	for _, m := range []Member{l, ws[0], ws[1]} {
+		err := failedWithin(t, m, "rank 1 on node node1: its server exited")
+		if strings.Contains(err.Error(), "rank 2") {
+			t.Errorf("rank %d blames rank 2, whose server only followed: %v", m.Rank(), err)
+		}
+	}
+	<-echoed
+}
+
+// TestEchoNamedWhenNoCauseComes: a rank that lost a peer with no other
+// rank's word is named, after causeGrace, with what its server said.
+func TestEchoNamedWhenNoCauseComes(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	start := time.Now()
+	go ws[1].Fail(End{Why: "its server exited, exit status 1", LostPeer: "NCCL: remote process exited or there was a network error"})
+	for _, m := range []Member{l, ws[0], ws[1]} {
+		failedWithin(t, m, "rank 2 on node node2: its server exited, exit status 1, after it lost a peer (NCCL: remote process exited")
+	}
+	if took := time.Since(start); took < l.cfg.causeGrace() {
+		t.Errorf("the echo was named after %s, before causeGrace (%s) had passed", took, l.cfg.causeGrace())
+	}
+}
+
+// TestRankZeroEchoWaitsForTheCause: rank 0's own server followed a lost
+// peer, and a later echo of a worker does not take the cause's place;
+// the worker that failed is named.
+func TestRankZeroEchoWaitsForTheCause(t *testing.T) {
+	l, ws, _ := startGroup(t, 3, same)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Fail(End{Why: "its server exited, exit status 137 (SIGKILL)", LostPeer: "gloo: Connection closed by peer [10.0.0.3]:41000"})
+	}()
+	testkit.WaitFor(t, wait, "rank 0 to hold its own echo", l.echoHeld.Load)
+	go ws[0].Fail(End{Why: "its server exited, exit status 137 (SIGKILL)", LostPeer: "gloo: Connection closed by peer [10.0.0.3]:41002"})
+	ws[1].Fail(End{Why: "its server exited, exit status 1"})
+	<-done
+	failedWithin(t, l, "rank 2 on node node2: its server exited, exit status 1")
+	failedWithin(t, ws[0], "rank 2 on node node2")
 }

@@ -428,7 +428,7 @@ func TestNodeNameCannotInjectLogLines(t *testing.T) {
 	if _, err := l.Rendezvous(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	w.Fail("its server exited\nsglaunch: forged line")
+	w.Fail(End{Why: "its server exited\nsglaunch: forged line"})
 	<-l.Failed()
 	out := logs.String()
 	for _, line := range strings.Split(out, "\n") {

@@ -40,6 +40,7 @@ type Leader struct {
 	closeOnce  sync.Once
 	observeMu  sync.Mutex
 	refusals   refusalLog
+	echoHeld   atomic.Bool // an echo waits for its cause (holdEcho)
 }
 
 // peer is one worker as rank 0 sees it.
@@ -50,7 +51,10 @@ type peer struct {
 	report   Report
 	ready    bool
 	lastSeen atomic.Int64 // unix nanos of its last message
-	replies  chan message // observations
+	// told: it said its server ended (msgFail); its connection's end
+	// after that is no news.
+	told    atomic.Bool
+	replies chan message // observations
 }
 
 // Listen starts rank 0's control channel: on the cluster interface
@@ -201,13 +205,19 @@ func (l *Leader) read(p *peer) {
 			l.cfg.log().Info(fmt.Sprintf("rank %d on %s: its server is up", p.rank, p.node))
 			l.checkReady()
 		case msgFail:
-			why := clean(m.Reason, maxReason)
+			end := End{Why: clean(m.Reason, maxReason), LostPeer: clean(m.LostPeer, maxReason)}
 			if l.stop.isRequested() {
 				// During a requested stop a worker's end is no failure.
-				l.cfg.log().Info(fmt.Sprintf("rank %d on %s during the group's stop: %s", p.rank, p.node, why))
+				l.cfg.log().Info(fmt.Sprintf("rank %d on %s during the group's stop: %s", p.rank, p.node, end.describe()))
 				continue
 			}
-			l.failGroup(groupFailed("rank %d on node %s: %s", p.rank, p.node, why))
+			p.told.Store(true)
+			err := groupFailed("rank %d on node %s: %s", p.rank, p.node, end.describe())
+			if end.LostPeer != "" {
+				l.holdEcho(err)
+				continue
+			}
+			l.failGroup(err)
 		case msgStopRequest:
 			l.RequestStop(fmt.Sprintf("rank %d on %s was asked to stop (%s)", p.rank, p.node, clean(m.Reason, maxReason)))
 		case msgStopped:
@@ -243,6 +253,9 @@ func (l *Leader) lost(p *peer, why string) {
 	// The failure is named before the connection is closed, whose read
 	// error would otherwise be taken for the cause.
 	switch {
+	case loaded && !stopping && p.told.Load():
+		// It said how its server ended: that, or its cause, names the
+		// failure.
 	case loaded && !stopping:
 		l.failGroup(groupFailed("rank %d on node %s: lost, %s", p.rank, p.node, why))
 	case loaded:
@@ -375,13 +388,41 @@ func (l *Leader) checkReady() {
 	})
 }
 
-// Fail says rank 0's own server ended: the group stops.
-func (l *Leader) Fail(why string) {
+// Fail says rank 0's own server ended: the group stops. Rank 0 first
+// waits causeGrace for a cause elsewhere; its own echo (end.LostPeer) is
+// held like a worker's.
+func (l *Leader) Fail(end End) {
+	err := groupFailed("rank 0 on node %s: %s", l.cfg.Self.Node, end.describe())
+	if end.LostPeer != "" {
+		l.holdEcho(err)
+		<-l.fail.ch
+		return
+	}
 	select {
 	case <-l.fail.ch:
 	case <-time.After(l.cfg.causeGrace()):
 	}
-	l.failGroup(groupFailed("rank 0 on node %s: %s", l.cfg.Self.Node, why))
+	l.failGroup(err)
+}
+
+// holdEcho holds a rank's end that followed a lost peer: its server
+// most likely ended because another rank's did, and that rank's report
+// may come a moment later (its sglaunch saw its own server end, while
+// gloo took this one down with it). The first echo becomes the group's
+// failure only when no other has come within causeGrace.
+func (l *Leader) holdEcho(err error) {
+	if l.fail.get() != nil || !l.echoHeld.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		t := time.NewTimer(l.cfg.causeGrace())
+		defer t.Stop()
+		select {
+		case <-l.fail.ch:
+		case <-t.C:
+			l.failGroup(err)
+		}
+	}()
 }
 
 // failGroup records the group's first failure and tells every worker
@@ -393,7 +434,7 @@ func (l *Leader) failGroup(err error) {
 	l.cfg.log().Error(err.Error())
 	// Sent before anyone closes a connection: each worker is told the
 	// first failure, not only that rank 0 went away.
-	l.sendAll(message{Type: msgStop, Reason: err.Error()})
+	l.sendAll(message{Type: msgStop, Reason: strings.TrimPrefix(err.Error(), ErrGroupFailed.Error()+": ")})
 }
 
 // Close stops listening and closes every worker's connection.

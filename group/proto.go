@@ -58,6 +58,8 @@ type message struct {
 	Node   string  `json:"node,omitempty"`
 	Report *Report `json:"report,omitempty"`
 	Reason string  `json:"reason,omitempty"`
+	// LostPeer, on a fail, is End.LostPeer.
+	LostPeer string `json:"lost_peer,omitempty"`
 	// Retry, on a refusal, says the refusal may not hold for long (the
 	// rank is still present from before, the group is still ending):
 	// the worker tries again until its rendezvous timeout.

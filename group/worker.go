@@ -272,17 +272,23 @@ func (w *Worker) LocalReady() {
 }
 
 // Fail tells rank 0 this rank's server ended, at once: rank 0 names the
-// group's failure. Locally the worker waits causeGrace, as rank 0 does,
-// for the group's own word (lost rank 0) before naming itself.
-func (w *Worker) Fail(why string) {
+// group's failure. Locally the worker waits for the group's word before
+// naming itself: causeGrace, as rank 0 does, for a lost rank 0; and for
+// an echo (end.LostPeer), until rank 0 has named the cause or the echo
+// (echoPatience).
+func (w *Worker) Fail(end End) {
 	if c := w.current(); c != nil {
-		c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: why})
+		c.send(message{Type: msgFail, Rank: w.cfg.Self.Rank, Reason: end.Why, LostPeer: end.LostPeer})
+	}
+	wait := w.cfg.causeGrace()
+	if end.LostPeer != "" {
+		wait = w.cfg.echoPatience()
 	}
 	select {
 	case <-w.fail.ch:
-	case <-time.After(w.cfg.causeGrace()):
+	case <-time.After(wait):
 	}
-	w.fail.set(groupFailed("rank %d on node %s: %s", w.cfg.Self.Rank, w.cfg.Self.Node, why))
+	w.fail.set(groupFailed("rank %d on node %s: %s", w.cfg.Self.Rank, w.cfg.Self.Node, end.describe()))
 }
 
 // RequestStop tells rank 0 this rank was asked to stop: rank 0 drains,

@@ -194,7 +194,7 @@ func (s *Session) tellGroup(err error) {
 		g.StopDone(describeEnd(err))
 		return
 	}
-	g.Fail(describeEnd(err))
+	g.Fail(group.End{Why: describeEnd(err), LostPeer: serverLostPeer(err)})
 }
 
 func stopRequested(g group.Member) bool {
@@ -210,7 +210,9 @@ func stopRequested(g group.Member) bool {
 // orchestrator: a requested stop of the group, done, is exit status 0
 // on every rank, whichever rank got the signal; a group that failed is
 // a failure on every rank (exit status 1), also on a rank whose own
-// server was stopped by a signal or exited with status 0.
+// server was stopped by a signal or exited with status 0. A rank whose
+// own server failed says so in its own words, unless its server only
+// followed a lost peer: then the group's failure is its cause.
 func (s *Session) groupOutcome(err error) error {
 	g := s.opts.Group
 	if g == nil {
@@ -218,13 +220,18 @@ func (s *Session) groupOutcome(err error) error {
 	}
 	var e *launcher.Error
 	if f := g.Failure(); f != nil {
-		if errors.As(err, &e) && errors.Is(e.Reason, ErrExited) && e.Status != 0 {
+		lost := serverLostPeer(err)
+		if errors.As(err, &e) && errors.Is(e.Reason, ErrExited) && e.Status != 0 && lost == "" {
 			return err // this rank's own server failed: its own words
 		}
-		out := &launcher.Error{Reason: &reason{ErrGroupFailed, f.Error()}}
+		msg := f.Error()
+		if lost != "" {
+			msg += "; this rank's server ended with it, after it lost a peer (" + lost + ")"
+		}
+		out := &launcher.Error{Reason: &reason{ErrGroupFailed, msg}}
 		if e != nil {
 			c := *e
-			c.Reason, c.StopSignal = out.Reason, 0
+			c.Reason = out.Reason
 			out = &c
 		}
 		return out

@@ -28,11 +28,15 @@ type fakeMember struct {
 	local     chan struct{}
 	localOnce sync.Once
 	told      []string
-	stopped   []string // StopDone's words
-	asked     []string // RequestStop's words
-	stopReq   chan struct{}
-	reqOnce   sync.Once
-	drained   chan struct{}
+	lostPeer  []string // Fail's End.LostPeer
+	// answer, when set, is the group's word on this rank's Fail, as
+	// rank 0 gives it (Failure after Fail).
+	answer  error
+	stopped []string // StopDone's words
+	asked   []string // RequestStop's words
+	stopReq chan struct{}
+	reqOnce sync.Once
+	drained chan struct{}
 }
 
 func newMember(rank int) *fakeMember {
@@ -69,7 +73,15 @@ func (m *fakeMember) Failed() <-chan struct{}                    { return m.fail
 func (m *fakeMember) Close()                                     {}
 func (m *fakeMember) Failure() error                             { m.mu.Lock(); defer m.mu.Unlock(); return m.failure }
 func (m *fakeMember) fail(err error)                             { m.mu.Lock(); m.failure = err; m.mu.Unlock(); close(m.failed) }
-func (m *fakeMember) Fail(why string)                            { m.mu.Lock(); m.told = append(m.told, why); m.mu.Unlock() }
+func (m *fakeMember) Fail(end group.End) {
+	m.mu.Lock()
+	m.told, m.lostPeer = append(m.told, end.Why), append(m.lostPeer, end.LostPeer)
+	answer := m.answer
+	m.mu.Unlock()
+	if answer != nil {
+		m.fail(answer)
+	}
+}
 func (m *fakeMember) toldGroup() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -155,6 +167,40 @@ func TestGroupFailureKillsAtOnce(t *testing.T) {
 		t.Errorf("a worker ran liveness probes:\n%s", f.logs)
 	}
 	noSurvivors(t, s.ServerPID())
+}
+
+// TestEchoTellsTheGroupItLostAPeer: a worker whose server ended after
+// gloo lost its peer says so to the group, and ends with the group's
+// failure as its cause, its own server's end beside it.
+func TestEchoTellsTheGroupItLostAPeer(t *testing.T) {
+	gloo := "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:538] Connection closed by peer [10.0.0.2]:56408"
+	f := newFake(t, map[string]string{"FAKE_EXIT_AFTER": "2", "FAKE_EXIT_CODE": "1", "FAKE_LINES": gloo}, nil)
+	m := newMember(2)
+	close(m.ready)
+	m.answer = fmt.Errorf("%w: rank 0 stops the group: rank 1 on node b: its server exited, exit status 137 (SIGKILL)", ErrGroupFailed)
+	opts := f.options(t)
+	opts.Group = m
+	s, err := launch(t, f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Supervise(context.Background())
+	m.mu.Lock()
+	lost := m.lostPeer
+	m.mu.Unlock()
+	if len(lost) != 1 || lost[0] != "gloo: Connection closed by peer [10.0.0.2]:56408" {
+		t.Errorf("told the group it lost the peer %q (told %q)\n%s", lost, m.toldGroup(), f.logs)
+	}
+	msg, _, _ := strings.Cut(fmt.Sprint(got), "\n")
+	t.Log(msg)
+	for _, want := range []string{"rank 1 on node b: its server exited", "this rank's server ended with it, after it lost a peer (gloo: Connection closed by peer [10.0.0.2]:56408)", "exited with status 1"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the rank's end %q does not say %q", msg, want)
+		}
+	}
+	if code := launcher.ExitCode(got); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
 }
 
 // TestServerEndTellsTheGroup: a rank whose server exits tells the group
