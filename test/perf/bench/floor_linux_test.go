@@ -16,13 +16,17 @@ import (
 // client around it: 256 streams of 128 tokens against the stub server,
 // two requests per connection, each read stamped by the kernel
 // (recvmsg with SO_TIMESTAMPNS), events found and nothing else done with
-// them. Two ways, first by turns in each iteration:
+// them. Three ways, in turns in each iteration:
 //
 //   - goroutines: a goroutine per stream reading through Go's poller, as
 //     loadgen does (a read that returns the event, one that finds nothing
 //     and parks);
 //   - epoll: one locked thread on raw sockets outside Go's poller, an
-//     edge-triggered epoll set, a stream read until a short read.
+//     edge-triggered epoll set, a stream read until a short read;
+//   - epoll-1ms: the same, sleeping 1 ms before each wait, so that one
+//     wait returns the events of many streams. The kernel's stamps keep
+//     each event's time: a stream's events are 10 ms apart, so one read
+//     of a stream still brings one event.
 //
 // It bounds what a rewrite of loadgen's reading side could take off its
 // CPU per token (cpu-us/token in BenchmarkClientScale):
@@ -37,17 +41,20 @@ func BenchmarkReadFloor(b *testing.B) {
 	body := fmt.Sprintf(`{"input_ids":[1,2,3],"sampling_params":{"max_new_tokens":%d,"ignore_eos":true},"stream":true}`, cpuCase.out)
 	req := []byte(fmt.Sprintf("POST /generate HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body))
 	tokens := float64(cpuCase.streams * cpuCase.rounds * cpuCase.out)
-	var gor, ep []float64
+	var gor, ep, bat []float64
 	for i := 0; b.Loop(); i++ {
 		runs := []func(){
 			func() { gor = append(gor, cpuOf(func() { floorGoroutines(b, addr, req) }).Seconds()/tokens*1e6) },
-			func() { ep = append(ep, cpuOf(func() { floorEpoll(b, addr, req) }).Seconds()/tokens*1e6) },
+			func() { ep = append(ep, cpuOf(func() { floorEpoll(b, addr, req, 0) }).Seconds()/tokens*1e6) },
+			func() { bat = append(bat, cpuOf(func() { floorEpoll(b, addr, req, time.Millisecond) }).Seconds()/tokens*1e6) },
 		}
-		runs[i%2]()
-		runs[1-i%2]()
+		for j := range runs {
+			runs[(i+j)%len(runs)]()
+		}
 	}
 	b.ReportMetric(median(gor), "goroutines-us/token")
 	b.ReportMetric(median(ep), "epoll-us/token")
+	b.ReportMetric(median(bat), "epoll-1ms-us/token")
 	b.ReportMetric(median(ep)/median(gor), "epoll/goroutines")
 	b.ReportMetric(0, "ns/op")
 }
@@ -125,7 +132,7 @@ func floorGoroutines(b *testing.B, addr *net.TCPAddr, req []byte) {
 	}
 }
 
-func floorEpoll(b *testing.B, addr *net.TCPAddr, req []byte) {
+func floorEpoll(b *testing.B, addr *net.TCPAddr, req []byte, pause time.Duration) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -173,6 +180,10 @@ func floorEpoll(b *testing.B, addr *net.TCPAddr, req []byte) {
 	for live := cpuCase.streams; live > 0; {
 		if time.Now().After(deadline) {
 			b.Fatalf("epoll: %d streams unfinished after a minute", live)
+		}
+		if pause > 0 {
+			ts := unix.NsecToTimespec(int64(pause))
+			_ = unix.Nanosleep(&ts, nil)
 		}
 		n, err := unix.EpollWait(ep, evs, 1000)
 		if err != nil && err != unix.EINTR {
