@@ -46,7 +46,9 @@ func BenchmarkReadFloor(b *testing.B) {
 		runs := []func(){
 			func() { gor = append(gor, cpuOf(func() { floorGoroutines(b, addr, req) }).Seconds()/tokens*1e6) },
 			func() { ep = append(ep, cpuOf(func() { floorEpoll(b, addr, req, 0) }).Seconds()/tokens*1e6) },
-			func() { bat = append(bat, cpuOf(func() { floorEpoll(b, addr, req, time.Millisecond) }).Seconds()/tokens*1e6) },
+			func() {
+				bat = append(bat, cpuOf(func() { floorEpoll(b, addr, req, time.Millisecond) }).Seconds()/tokens*1e6)
+			},
 		}
 		for j := range runs {
 			runs[(i+j)%len(runs)]()
