@@ -30,7 +30,20 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 
 func config(self Report, nodes int, addr string) Config {
 	return Config{Self: self, Nodes: nodes, Addr: addr, Bind: "127.0.0.1", DistInitAddr: "127.0.0.1:20000",
-		Heartbeat: testHeartbeat, Missed: testMissed, RendezvousTimeout: wait, Secret: testSecret}
+		Heartbeat: heartbeat, Missed: testMissed, RendezvousTimeout: wait, Secret: testSecret}
+}
+
+// heartbeat is the heartbeat of the ranks config makes: testHeartbeat,
+// or longer for a test (slowHeartbeat).
+var heartbeat = testHeartbeat
+
+// slowHeartbeat gives the ranks a test starts a 1 s heartbeat, so a
+// causeGrace of 500 ms: the tests of which end the group names race a
+// report against it, and a loaded machine (-race, two cores) must not
+// lose that race.
+func slowHeartbeat(t *testing.T) {
+	heartbeat = time.Second
+	t.Cleanup(func() { heartbeat = testHeartbeat })
 }
 
 // testMissed heartbeats of testHeartbeat make a peer lost (2 s):
@@ -313,6 +326,7 @@ func TestRestartedRankJoinsOnceItsOldSelfIsGone(t *testing.T) {
 // a worker's (gloo takes an idle rank 0 down with its peer); the group
 // names the worker, whose report arrives just after rank 0's own end.
 func TestGroupNamesTheCauseNotItsEcho(t *testing.T) {
+	slowHeartbeat(t)
 	l, ws, _ := startGroup(t, 3, same)
 	go func() {
 		time.Sleep(20 * time.Millisecond)
@@ -327,6 +341,7 @@ func TestGroupNamesTheCauseNotItsEcho(t *testing.T) {
 // lost its gloo peer; rank 1's sglaunch, whose server was the one that
 // died, reports a moment later. Every rank names rank 1, rank 2 too.
 func TestGroupHoldsAnEchoForItsCause(t *testing.T) {
+	slowHeartbeat(t)
 	l, ws, _ := startGroup(t, 3, same)
 	echoed := make(chan struct{})
 	go func() {
@@ -362,6 +377,7 @@ func TestEchoNamedWhenNoCauseComes(t *testing.T) {
 // peer, and a later echo of a worker does not take the cause's place;
 // the worker that failed is named.
 func TestRankZeroEchoWaitsForTheCause(t *testing.T) {
+	slowHeartbeat(t)
 	l, ws, _ := startGroup(t, 3, same)
 	done := make(chan struct{})
 	go func() {

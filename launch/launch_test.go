@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sglaunch/sglaunch/bench"
+	"github.com/sglaunch/sglaunch/group"
 	"github.com/sglaunch/sglaunch/health"
 	"github.com/sglaunch/sglaunch/internal/inputerr"
 	"github.com/sglaunch/sglaunch/internal/runstate"
@@ -26,7 +27,7 @@ func (m *fakeMember) LocalReady()                                {}
 func (m *fakeMember) GroupReady() <-chan struct{}                { return nil }
 func (m *fakeMember) Failed() <-chan struct{}                    { return nil }
 func (m *fakeMember) Failure() error                             { return nil }
-func (m *fakeMember) Fail(string)                                {}
+func (m *fakeMember) Fail(group.End)                             {}
 func (m *fakeMember) RequestStop(string)                         {}
 func (m *fakeMember) StopRequested() <-chan struct{}             { return nil }
 func (m *fakeMember) StopReason() string                         { return "" }
