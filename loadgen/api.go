@@ -130,6 +130,9 @@ type stream struct {
 	// server did not say (no usage on the chunk): each was taken as one.
 	uncounted int
 	onToken   func(n int)
+	// onMerge, when set, is told when a chunk with tokens carries the
+	// same arrival stamp as the one before it: one read brought both.
+	onMerge func()
 	// want is the number of tokens asked for: a count above it is a
 	// protocol error (0: no bound); maxPrompt bounds the prompt count
 	// the server reports (0: none).
@@ -174,6 +177,9 @@ func (st *stream) tokens(at time.Time, total int) {
 		return
 	}
 	gap := at.Sub(st.last)
+	if gap == 0 && st.onMerge != nil {
+		st.onMerge()
+	}
 	st.s.ChunkGaps = append(st.s.ChunkGaps, gap)
 	st.s.ChunkTokens = append(st.s.ChunkTokens, n)
 	per := gap / time.Duration(n)

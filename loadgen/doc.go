@@ -18,7 +18,10 @@
 // Content-Length and chunked bodies, bounded heads and framing lines,
 // bearer token, the context's end interrupting reads), read by the
 // stream's own goroutine through a 512-byte buffer: no goroutine or buffer
-// per connection beside it: an open stream costs about 15 KiB. A
+// per connection beside it: an open stream costs about 15 KiB. On Linux a
+// connection's socket leaves Go's poller once dialled: one epoll set per
+// client (the reactor, h1_raw_linux.go) wakes the streams, in batches
+// while many are busy, and a stream reads its socket once per event. A
 // server behind a proxy, or an https URL, is reached through net/http
 // instead, as every call beside the load always is (health,
 // server_info, flush_cache, /v1/models). A request's clock starts as its

@@ -29,6 +29,7 @@ type h1Client struct {
 	mu      sync.Mutex
 	idle    []*h1Conn // last in, first out
 	maxIdle int
+	re      reactor // wakes the streams' raw sockets (h1_raw_linux.go)
 }
 
 // newH1Client returns the client for baseURL, or nil when its requests
@@ -88,7 +89,7 @@ func (c *h1Client) put(hc *h1Conn) {
 	}
 	c.mu.Unlock()
 	if hc != nil {
-		hc.nc.Close()
+		hc.close()
 	}
 }
 
@@ -106,7 +107,7 @@ func (c *h1Client) closeIdle() {
 	c.idle = nil
 	c.mu.Unlock()
 	for _, hc := range idle {
-		hc.nc.Close()
+		hc.close()
 	}
 }
 
@@ -115,6 +116,9 @@ func (c *h1Client) dial(ctx context.Context) (*h1Conn, error) {
 	nc, err := c.dialer.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		return nil, err
+	}
+	if raw := c.rawOf(nc); raw != nil {
+		return &h1Conn{raw: raw}, nil
 	}
 	hc := &h1Conn{nc: nc}
 	hc.enableStamps()
@@ -142,7 +146,7 @@ func (c *h1Client) warm(ctx context.Context, n int) {
 			if c.light(ctx, hc, "/v1/models") {
 				c.put(hc)
 			} else {
-				hc.nc.Close()
+				hc.close()
 			}
 		})
 	}

@@ -14,7 +14,8 @@ import (
 // h1Conn is one HTTP/1.1 connection with its read buffer. Only the
 // goroutine that took it from the pool uses it.
 type h1Conn struct {
-	nc   net.Conn
+	nc   net.Conn // nil once raw holds the socket
+	raw  *rawConn // the socket outside Go's poller (h1_raw_linux.go), or nil
 	buf  []byte
 	r, w int // buf[r:w] is read and not yet consumed
 	// used is set once it has carried a request: the server may have
@@ -54,19 +55,58 @@ var (
 
 // watch makes ctx's end interrupt the connection's blocked reads and
 // writes, without a goroutine until it ends.
-func (hc *h1Conn) watch(ctx context.Context) {
+func (hc *h1Conn) watch(ctx context.Context) error {
+	if hc.raw != nil {
+		stop, err := hc.raw.watch(ctx)
+		hc.stop = stop
+		return err
+	}
 	hc.stop = context.AfterFunc(ctx, func() { _ = hc.nc.SetDeadline(time.Unix(1, 0)) })
+	return nil
 }
 
 // release ends the watch; false when the context ended first, which
 // leaves the connection's deadline in the past: it cannot be reused.
 func (hc *h1Conn) release() bool {
+	if hc.raw != nil {
+		hc.raw.unwatch()
+	}
 	if hc.stop == nil {
 		return true
 	}
 	ok := hc.stop()
 	hc.stop = nil
 	return ok
+}
+
+// close closes the connection.
+func (hc *h1Conn) close() {
+	if hc.raw != nil {
+		hc.raw.close()
+		return
+	}
+	hc.nc.Close()
+}
+
+// read reads once into p, noting the data's arrival time (zero when the
+// kernel gave none).
+func (hc *h1Conn) read(p []byte) (int, error) {
+	if hc.raw != nil {
+		n, at, err := hc.raw.read(p)
+		hc.arrived = at
+		return n, err
+	}
+	return hc.readNC(p)
+}
+
+// send writes a request's head and payload.
+func (hc *h1Conn) send(head, payload []byte) error {
+	if hc.raw != nil {
+		return hc.raw.write([][]byte{head, payload})
+	}
+	bufs := net.Buffers{head, payload}
+	_, err := bufs.WriteTo(hc.nc)
+	return err
 }
 
 // idle readies the connection for the pool: an empty buffer, kept for

@@ -32,9 +32,9 @@ func (hc *h1Conn) enableStamps() {
 	}
 }
 
-// read reads once into p, noting the data's arrival time (zero when the
-// kernel gave none).
-func (hc *h1Conn) read(p []byte) (int, error) {
+// readNC reads nc once into p, noting the data's arrival time (zero when
+// the kernel gave none).
+func (hc *h1Conn) readNC(p []byte) (int, error) {
 	if hc.st == nil {
 		hc.arrived = time.Time{}
 		return hc.nc.Read(p)

@@ -11,8 +11,8 @@ type arrivalStamps struct{}
 // enableStamps: reads are stamped when they return.
 func (hc *h1Conn) enableStamps() {}
 
-// read reads once into p; no arrival time.
-func (hc *h1Conn) read(p []byte) (int, error) {
+// readNC reads nc once into p; no arrival time.
+func (hc *h1Conn) readNC(p []byte) (int, error) {
 	hc.arrived = time.Time{}
 	return hc.nc.Read(p)
 }

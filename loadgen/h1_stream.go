@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,6 +35,9 @@ func (c *h1Client) do(ctx context.Context, api API, payload []byte, inputLen, wa
 		c.done(hc, h, body)
 		return s
 	}
+	if hc.raw != nil {
+		st.onMerge = hc.raw.noteMerge
+	}
 	follow(st, api, body, want)
 	c.done(hc, h, body)
 	return s
@@ -56,7 +58,7 @@ func (c *h1Client) done(hc *h1Conn, h h1Head, body *h1Body) {
 		c.put(hc)
 		return
 	}
-	hc.nc.Close()
+	hc.close()
 }
 
 // light sends a GET of path on hc and reads its answer to the end; it
@@ -93,7 +95,7 @@ func (c *h1Client) roundTrip(ctx context.Context, method, path string, payload [
 			return hc, h, nil
 		}
 		hc.release()
-		hc.nc.Close()
+		hc.close()
 		if ctx.Err() != nil {
 			return nil, h1Head{}, ctx.Err()
 		}
@@ -106,15 +108,16 @@ func (c *h1Client) roundTrip(ctx context.Context, method, path string, payload [
 // exchange writes the request on hc (wrote is called just before) and
 // reads its response's head. It leaves hc watching ctx.
 func (c *h1Client) exchange(ctx context.Context, hc *h1Conn, method, path string, payload []byte, wrote func()) (h1Head, error) {
-	hc.watch(ctx)
+	if err := hc.watch(ctx); err != nil {
+		return h1Head{}, err
+	}
 	if hc.buf == nil {
 		hc.buf = make([]byte, h1BufStart)
 	}
 	hc.r, hc.w = 0, 0
 	head := c.requestHead(method, path, payload)
 	wrote()
-	bufs := net.Buffers{head, payload}
-	if _, err := bufs.WriteTo(hc.nc); err != nil {
+	if err := hc.send(head, payload); err != nil {
 		return h1Head{}, err
 	}
 	return hc.readHead()

@@ -141,3 +141,18 @@ func TestBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNotesChunksOfOneRead: two chunks with tokens and one stamp
+// came in one read: the stream says so (the reactor shortens its pause).
+func TestStreamNotesChunksOfOneRead(t *testing.T) {
+	var s Sample
+	merges := 0
+	st := &stream{s: &s, start: at(0), onToken: func(int) {}, onMerge: func() { merges++ }}
+	st.tokens(at(50), 1)
+	st.tokens(at(60), 2)
+	st.tokens(at(60), 3)
+	st.tokens(at(60), 3) // no new token: no chunk of its own
+	if merges != 1 {
+		t.Errorf("%d merges noted, want 1", merges)
+	}
+}

@@ -1,0 +1,337 @@
+//go:build linux
+
+package loadgen
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sglaunch/sglaunch/internal/rxstamp"
+	"golang.org/x/sys/unix"
+)
+
+// A stream's socket is read outside Go's poller, woken by one epoll set
+// per client (the reactor), for two savings in CPU per token at hundreds
+// of streams, where each token is an event of its own:
+//
+//   - one recvmsg per event: after a short read the socket is known to
+//     be empty, and the stream waits for the reactor's word before it
+//     reads again (through Go's poller every read starts by asking the
+//     socket, so each event also costs a read that finds nothing);
+//   - one wait for many events: while events come in bursts the reactor
+//     sleeps batchPause between its waits, so one wait returns the events
+//     of many streams, which their goroutines then read back to back.
+//
+// Neither touches the measurement: an event's time is the kernel's
+// receive stamp (SO_TIMESTAMPNS), not when it was read, and while a
+// stream's events are more than batchPause apart one read still brings
+// one event. BenchmarkReadFloor (test/perf/bench) measures the floor of
+// each way.
+//
+// Under the race detector the reads tell it what they synchronise with
+// (raceAcquireIO), as syscall.Read does.
+
+// batchPause is how long the reactor sleeps after a wait that returned
+// batchMin events or more: events gather meanwhile. A quieter client (a
+// few streams) is woken at once. The pause must stay below the gap
+// between one stream's events, or one read brings two of them with one
+// stamp: a stream that sees that (two chunks with tokens, one stamp)
+// tells the reactor (noteMerge), which stops pausing for good.
+const (
+	batchPause = 2 * time.Millisecond
+	batchMin   = 8
+)
+
+// rawConn is a connection's socket once it has left Go's poller: a
+// non-blocking descriptor that only the goroutine holding the connection
+// reads and writes, and the reactor's wake-ups for it.
+type rawConn struct {
+	fd int
+	re *reactor
+	// wake holds the reactor's word that the socket may have data (or
+	// room, or an error) since the last read; or the request's end.
+	wake chan struct{}
+	// drained: the last read was short, so the socket was empty: the
+	// next read waits for a wake first.
+	drained    bool
+	registered bool
+	cancelled  atomic.Bool // the request's context ended
+	// hup: the reactor saw the peer's end or an error. A short read no
+	// longer says the socket is empty: the end came with the data, and
+	// no new event will follow it, so reads no longer wait.
+	hup atomic.Bool
+	oob [rxstamp.OOBLen]byte
+}
+
+// rawOf takes nc's socket out of Go's poller (a duplicate descriptor
+// outlives nc's close), with the kernel's receive stamps asked for; nil
+// when it cannot, and nc stays as it is.
+func (c *h1Client) rawOf(nc net.Conn) *rawConn {
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return nil
+	}
+	sc, err := tc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	rxstamp.Enable(sc)
+	fd, derr := -1, error(nil)
+	if err := sc.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || derr != nil {
+		return nil
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil
+	}
+	nc.Close()
+	return &rawConn{fd: fd, re: &c.re, wake: make(chan struct{}, 1)}
+}
+
+// watch registers the socket with the reactor for a request and makes
+// ctx's end interrupt its reads and writes; the returned stop ends that,
+// false when ctx ended first.
+func (rc *rawConn) watch(ctx context.Context) (func() bool, error) {
+	rc.drained = false
+	if err := rc.re.add(rc); err != nil {
+		return nil, err
+	}
+	rc.registered = true
+	return context.AfterFunc(ctx, func() {
+		rc.cancelled.Store(true)
+		rc.poke()
+	}), nil
+}
+
+// unwatch takes the socket off the reactor.
+func (rc *rawConn) unwatch() {
+	if rc.registered {
+		rc.re.remove(rc)
+		rc.registered = false
+	}
+}
+
+func (rc *rawConn) poke() {
+	select {
+	case rc.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait blocks until the reactor's word or the request's end.
+func (rc *rawConn) wait() error {
+	if !rc.registered {
+		return os.ErrDeadlineExceeded // not in a request: nothing will wake it
+	}
+	<-rc.wake
+	if rc.cancelled.Load() {
+		return os.ErrDeadlineExceeded
+	}
+	return nil
+}
+
+// read reads once into p, stamped; io.EOF at the stream's end.
+func (rc *rawConn) read(p []byte) (int, time.Time, error) {
+	for {
+		if rc.cancelled.Load() {
+			return 0, time.Time{}, os.ErrDeadlineExceeded
+		}
+		if rc.drained && !rc.hup.Load() {
+			if err := rc.wait(); err != nil {
+				return 0, time.Time{}, err
+			}
+			rc.drained = false
+		}
+		n, at, err := rxstamp.Recv(rc.fd, p, rc.oob[:])
+		switch {
+		case err == unix.EAGAIN:
+			rc.drained = true
+			continue
+		case err != nil:
+			return 0, time.Time{}, os.NewSyscallError("recvmsg", err)
+		case n == 0 && len(p) > 0:
+			return 0, time.Time{}, io.EOF
+		}
+		raceAcquireIO()
+		rc.drained = n < len(p)
+		return n, at, nil
+	}
+}
+
+// write writes all of bufs.
+func (rc *rawConn) write(bufs [][]byte) error {
+	for {
+		for len(bufs) > 0 && len(bufs[0]) == 0 {
+			bufs = bufs[1:]
+		}
+		if len(bufs) == 0 {
+			return nil
+		}
+		if rc.cancelled.Load() {
+			return os.ErrDeadlineExceeded
+		}
+		n, err := unix.Writev(rc.fd, bufs)
+		switch {
+		case err == unix.EAGAIN:
+			if err := rc.wait(); err != nil {
+				return err
+			}
+			continue
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return os.NewSyscallError("writev", err)
+		}
+		for n > 0 {
+			k := min(n, len(bufs[0]))
+			bufs[0] = bufs[0][k:]
+			n -= k
+			if len(bufs[0]) == 0 {
+				bufs = bufs[1:]
+			}
+		}
+	}
+}
+
+// noteMerge passes a stream's word of two chunks in one read on.
+func (rc *rawConn) noteMerge() { rc.re.noteMerge() }
+
+func (rc *rawConn) close() {
+	rc.unwatch()
+	unix.Close(rc.fd)
+}
+
+// reactor is a client's epoll set of the sockets that carry a request.
+// Its goroutine runs while one does, and ends with the last.
+type reactor struct {
+	mu    sync.Mutex
+	ep    int // the epoll set; valid while running
+	efd   int // an eventfd that wakes the loop to see whether it should end
+	run   bool
+	conns map[int32]*rawConn
+	// merged is set for good by a stream whose read brought two chunks
+	// (noteMerge): the reactor no longer pauses.
+	merged atomic.Bool
+}
+
+// noteMerge says a read brought two chunks with tokens of one stream.
+func (r *reactor) noteMerge() { r.merged.Store(true) }
+
+// pause is the sleep after a wait that returned n events.
+func (r *reactor) pause(n int) time.Duration {
+	if n < batchMin || r.merged.Load() {
+		return 0
+	}
+	return batchPause
+}
+
+func (r *reactor) add(rc *rawConn) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.run {
+		if err := r.start(); err != nil {
+			return err
+		}
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(rc.fd)}
+	if err := unix.EpollCtl(r.ep, unix.EPOLL_CTL_ADD, rc.fd, &ev); err != nil {
+		r.stopIfIdle()
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	r.conns[int32(rc.fd)] = rc
+	return nil
+}
+
+func (r *reactor) remove(rc *rawConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conns[int32(rc.fd)] != rc {
+		return
+	}
+	delete(r.conns, int32(rc.fd))
+	_ = unix.EpollCtl(r.ep, unix.EPOLL_CTL_DEL, rc.fd, nil)
+	r.stopIfIdle()
+}
+
+// start opens the epoll set and starts the loop; r.mu is held.
+func (r *reactor) start() error {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return os.NewSyscallError("epoll_create1", err)
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(ep)
+		return os.NewSyscallError("eventfd", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &ev); err != nil {
+		unix.Close(ep)
+		unix.Close(efd)
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	r.ep, r.efd, r.run = ep, efd, true
+	if r.conns == nil {
+		r.conns = map[int32]*rawConn{}
+	}
+	go r.loop(ep, efd)
+	return nil
+}
+
+// stopIfIdle wakes the loop to end when no socket is left; r.mu is held.
+func (r *reactor) stopIfIdle() {
+	if len(r.conns) == 0 {
+		var one [8]byte
+		one[0] = 1
+		_, _ = unix.Write(r.efd, one[:])
+	}
+}
+
+func (r *reactor) loop(ep, efd int) {
+	evs := make([]unix.EpollEvent, 256)
+	for {
+		n, err := unix.EpollWait(ep, evs, -1)
+		if err != nil && err != unix.EINTR {
+			// Cannot happen with a valid set and buffer; were it to,
+			// wake every stream, whose reads then find out for
+			// themselves, and try again.
+			n = 0
+			r.mu.Lock()
+			for _, rc := range r.conns {
+				rc.poke()
+			}
+			r.mu.Unlock()
+			time.Sleep(batchPause)
+		}
+		r.mu.Lock()
+		for _, ev := range evs[:max(n, 0)] {
+			if ev.Fd == int32(efd) {
+				var b [8]byte
+				_, _ = unix.Read(efd, b[:])
+				continue
+			}
+			if rc := r.conns[ev.Fd]; rc != nil {
+				if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+					rc.hup.Store(true)
+				}
+				rc.poke()
+			}
+		}
+		if len(r.conns) == 0 {
+			unix.Close(ep)
+			unix.Close(efd)
+			r.run = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		if p := r.pause(n); p > 0 {
+			time.Sleep(p)
+		}
+	}
+}
