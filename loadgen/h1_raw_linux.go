@@ -222,9 +222,10 @@ type reactor struct {
 // noteMerge says a read brought two chunks with tokens of one stream.
 func (r *reactor) noteMerge() { r.merged.Store(true) }
 
-// pause is the sleep after a wait that returned n events.
-func (r *reactor) pause(n int) time.Duration {
-	if n < batchMin || r.merged.Load() {
+// pause is the sleep after a wait that returned n events of at most
+// most: none when more may be waiting.
+func (r *reactor) pause(n, most int) time.Duration {
+	if n < batchMin || n == most || r.merged.Load() {
 		return 0
 	}
 	return batchPause
@@ -293,7 +294,7 @@ func (r *reactor) stopIfIdle() {
 }
 
 func (r *reactor) loop(ep, efd int) {
-	evs := make([]unix.EpollEvent, 256)
+	evs := make([]unix.EpollEvent, 512)
 	for {
 		n, err := unix.EpollWait(ep, evs, -1)
 		if err != nil && err != unix.EINTR {
@@ -330,7 +331,7 @@ func (r *reactor) loop(ep, efd int) {
 			return
 		}
 		r.mu.Unlock()
-		if p := r.pause(n); p > 0 {
+		if p := r.pause(n, len(evs)); p > 0 {
 			time.Sleep(p)
 		}
 	}

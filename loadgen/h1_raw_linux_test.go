@@ -30,6 +30,11 @@ func TestRawSocketsSeeTheEndWithTheData(t *testing.T) {
 			t.Fatalf("request %d: OK %v, %d tokens, error %q", i, s.OK, s.OutputTokens, s.Err)
 		}
 	}
+	// Both chunks came in one write, so in one read with one stamp: the
+	// stream told the reactor, which no longer pauses.
+	if !c.h1.re.merged.Load() {
+		t.Error("two chunks in one read did not reach the reactor")
+	}
 }
 
 // TestRawSocketWaitEndsWithTheContext: a request whose server never
@@ -99,14 +104,17 @@ func TestRawSocketWritesWhatDoesNotFit(t *testing.T) {
 
 func TestReactorStopsPausingAtAMerge(t *testing.T) {
 	var r reactor
-	if p := r.pause(batchMin - 1); p != 0 {
+	if p := r.pause(batchMin-1, 512); p != 0 {
 		t.Errorf("a quiet round: pause %s, want none", p)
 	}
-	if p := r.pause(batchMin); p != batchPause {
+	if p := r.pause(batchMin, 512); p != batchPause {
 		t.Errorf("a busy round: pause %s, want %s", p, batchPause)
 	}
+	if p := r.pause(512, 512); p != 0 {
+		t.Errorf("a wait that filled its buffer: pause %s, want none (more are waiting)", p)
+	}
 	r.noteMerge()
-	if p := r.pause(10 * batchMin); p != 0 {
+	if p := r.pause(10*batchMin, 512); p != 0 {
 		t.Errorf("a busy round after a merge: pause %s, want none", p)
 	}
 }
