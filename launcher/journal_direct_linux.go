@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/iovec"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,7 +64,7 @@ func (d *journalDirect) write(segs [][]byte) (rest [][]byte) {
 			n, err = unix.SendmsgBuffers(int(fd), segs[:k], nil, nil, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
 		})
 		if n > 0 {
-			segs = advance(segs, n)
+			segs = iovec.Advance(segs, n)
 			continue
 		}
 		if errors.Is(err, unix.EINTR) {
@@ -91,15 +92,3 @@ func (d *journalDirect) write(segs [][]byte) (rest [][]byte) {
 
 // iovMax is how many pieces one sendmsg takes (IOV_MAX).
 const iovMax = 1024
-
-// advance drops the first n bytes of segs, in place.
-func advance(segs [][]byte, n int) [][]byte {
-	for len(segs) > 0 && n >= len(segs[0]) {
-		n -= len(segs[0])
-		segs = segs[1:]
-	}
-	if n > 0 {
-		segs[0] = segs[0][n:]
-	}
-	return segs
-}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sglaunch/sglaunch/internal/iovec"
 	"github.com/sglaunch/sglaunch/internal/rxstamp"
 	"golang.org/x/sys/unix"
 )
@@ -165,13 +166,7 @@ func (rc *rawConn) read(p []byte) (int, time.Time, error) {
 
 // write writes all of bufs.
 func (rc *rawConn) write(bufs [][]byte) error {
-	for {
-		for len(bufs) > 0 && len(bufs[0]) == 0 {
-			bufs = bufs[1:]
-		}
-		if len(bufs) == 0 {
-			return nil
-		}
+	for bufs = iovec.Advance(bufs, 0); len(bufs) > 0; {
 		if rc.cancelled.Load() {
 			return os.ErrDeadlineExceeded
 		}
@@ -187,15 +182,9 @@ func (rc *rawConn) write(bufs [][]byte) error {
 		case err != nil:
 			return os.NewSyscallError("writev", err)
 		}
-		for n > 0 {
-			k := min(n, len(bufs[0]))
-			bufs[0] = bufs[0][k:]
-			n -= k
-			if len(bufs[0]) == 0 {
-				bufs = bufs[1:]
-			}
-		}
+		bufs = iovec.Advance(bufs, n)
 	}
+	return nil
 }
 
 // noteMerge passes a stream's word of two chunks in one read on.
