@@ -88,19 +88,10 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 	}
 
 	line := regexp.MustCompile(`^(<4>)?\[2026-12-02 02:44:09 TP0\] (WARNING: )?line (\d{6})\n$`)
-	kept, dropped, last, warnings := 0, 0, -1, 0
-	for _, l := range got {
-		if m := droppedNotice.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			dropped += n
-			continue
-		}
-		m := line.FindStringSubmatch(l)
-		if m == nil {
-			t.Fatalf("the journal got a line cut or glued: %q", l)
-		}
+	last, warnings := -1, 0
+	kept, dropped := journalCount(t, got, line, func(m []string) {
 		if (m[1] != "") != (m[2] != "") {
-			t.Fatalf("a line with the wrong priority: %q", l)
+			t.Fatalf("a line with the wrong priority: %q", m[0])
 		}
 		n, _ := strconv.Atoi(m[3])
 		if m[2] != "" {
@@ -112,8 +103,7 @@ func TestJournalStallsKeepOrder(t *testing.T) {
 			t.Fatalf("line %d came after line %d", n, last)
 		}
 		last = n
-		kept++
-	}
+	})
 	want := lines + (lines+996)/997
 	if kept+dropped != want {
 		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, want)
@@ -162,24 +152,13 @@ func TestTwoStreamsOneJournal(t *testing.T) {
 
 	line := regexp.MustCompile(`^\[2026-12-02 02:44:09 TP0\] (out|err) line (\d{6}), padded to about sixty bytes\n$`)
 	last := map[string]int{"out": -1, "err": -1}
-	kept, dropped := 0, 0
-	for _, l := range got {
-		if m := droppedNotice.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			dropped += n
-			continue
-		}
-		m := line.FindStringSubmatch(l)
-		if m == nil {
-			t.Fatalf("the journal got a line cut or glued: %q", l)
-		}
+	kept, dropped := journalCount(t, got, line, func(m []string) {
 		n, _ := strconv.Atoi(m[2])
 		if n <= last[m[1]] {
 			t.Fatalf("%s line %d came after its line %d", m[1], n, last[m[1]])
 		}
 		last[m[1]] = n
-		kept++
-	}
+	})
 	if kept+dropped != 2*lines {
 		t.Errorf("%d lines kept and %d said dropped, want %d in all", kept, dropped, 2*lines)
 	}
