@@ -428,7 +428,7 @@ func TestNodeNameCannotInjectLogLines(t *testing.T) {
 	if _, err := l.Rendezvous(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	w.Fail(End{Why: "its server exited\nsglaunch: forged line"})
+	w.Fail(End{Why: "its server exited\nsglaunch: forged line", LostPeer: "gloo: closed\nsglaunch: error: forged too\x1b[2J"})
 	<-l.Failed()
 	out := logs.String()
 	for _, line := range strings.Split(out, "\n") {
