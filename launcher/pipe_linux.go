@@ -15,6 +15,6 @@ func pipe() (r, w *os.File, err error) {
 	}
 	// Through SyscallConn: File.Fd would put the read end in blocking
 	// mode, and read deadlines (the partial-line flush) would stop working.
-	withFd(r, func(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, relayBuffer) })
+	withFd(r, func(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, pipeSize) })
 	return r, w, nil
 }
