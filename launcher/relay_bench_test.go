@@ -15,7 +15,7 @@ import (
 // The relay's throughput and CPU, journal against plain against cat(1),
 // in one run:
 //
-//	go test ./launcher -run '^$' -bench RelayVsCat -benchtime 5x
+//	go test ./launcher -run '^$' -bench RelayVsCat -benchtime 21x
 //
 // A writer goroutine floods a pipe with SGLang-like log lines (what the
 // server would write); the pipe is drained three ways in every
