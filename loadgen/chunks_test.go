@@ -105,38 +105,55 @@ func TestRunMultiTokenChunks(t *testing.T) {
 
 // TestRunWarmConnections pins the first-wave TTFT fix: after the warm-up
 // the pool holds one connection per stream, so no measured request opens
-// a connection.
+// a connection; and at most warmDialers are opened at once.
 func TestRunWarmConnections(t *testing.T) {
-	var opened atomic.Int64
-	var mu sync.Mutex
-	var atMeasure int64 = -1
-	srv := httptest.NewUnstartedServer(&loadgentest.Server{TTFT: 20 * time.Millisecond, ITL: time.Millisecond})
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
-	c := NewClient(srv.URL, "", 16)
-	defer c.Close()
-	load := Load{API: Generate, InputLen: 4, OutputLen: 3, Requests: 16, Warmup: 1,
-		BeforeMeasure: func(context.Context) error {
+	for _, streams := range []int{16, 3 * warmDialers} {
+		t.Run(strconv.Itoa(streams), func(t *testing.T) {
+			var opened, light, mostLight atomic.Int64
+			var mu sync.Mutex
+			var atMeasure int64 = -1
+			inner := &loadgentest.Server{TTFT: 20 * time.Millisecond, ITL: time.Millisecond}
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/models" {
+					n := light.Add(1)
+					defer light.Add(-1)
+					for m := mostLight.Load(); n > m && !mostLight.CompareAndSwap(m, n); m = mostLight.Load() {
+					}
+					time.Sleep(20 * time.Millisecond) // the dialers overlap
+				}
+				inner.ServeHTTP(w, r)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					opened.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			c := NewClient(srv.URL, "", streams)
+			defer c.Close()
+			load := Load{API: Generate, InputLen: 4, OutputLen: 3, Requests: streams, Warmup: 1,
+				BeforeMeasure: func(context.Context) error {
+					mu.Lock()
+					atMeasure = opened.Load()
+					mu.Unlock()
+					return nil
+				}}
+			if _, err := c.Run(runCtx(t), load, Level{Concurrency: streams}, nil); err != nil {
+				t.Fatal(err)
+			}
 			mu.Lock()
-			atMeasure = opened.Load()
-			mu.Unlock()
-			return nil
-		}}
-	if _, err := c.Run(runCtx(t), load, Level{Concurrency: 16}, nil); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if atMeasure < 16 {
-		t.Errorf("%d connections open before the measured requests, want 16", atMeasure)
-	}
-	if got := opened.Load(); got != atMeasure {
-		t.Errorf("the measured requests opened %d new connections, want 0", got-atMeasure)
+			defer mu.Unlock()
+			if atMeasure < int64(streams) {
+				t.Errorf("%d connections open before the measured requests, want %d", atMeasure, streams)
+			}
+			if got := opened.Load(); got != atMeasure {
+				t.Errorf("the measured requests opened %d new connections, want 0", got-atMeasure)
+			}
+			if got := mostLight.Load(); got > warmDialers {
+				t.Errorf("%d connections were being opened at once, want at most %d", got, warmDialers)
+			}
+		})
 	}
 }
 

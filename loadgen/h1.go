@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sglaunch/sglaunch/internal/sglangapi"
@@ -136,19 +137,28 @@ func (c *h1Client) warm(ctx context.Context, n int) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, warmConnsTimeout)
 	defer cancel()
+	// A few dialers take turns rather than a goroutine per connection:
+	// a dial's stack grows to 8 KiB, and thousands at once would leave
+	// that much memory per stream behind, twice a stream's own stack.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range need {
+	for range min(need, warmDialers) {
 		wg.Go(func() {
-			hc, err := c.dial(ctx)
-			if err != nil {
-				return
-			}
-			if c.light(ctx, hc, "/v1/models") {
-				c.put(hc)
-			} else {
-				hc.close()
+			for next.Add(1) <= int64(need) && ctx.Err() == nil {
+				hc, err := c.dial(ctx)
+				if err != nil {
+					continue
+				}
+				if c.light(ctx, hc, "/v1/models") {
+					c.put(hc)
+				} else {
+					hc.close()
+				}
 			}
 		})
 	}
 	wg.Wait()
 }
+
+// warmDialers is how many connections warm opens at once.
+const warmDialers = 64
