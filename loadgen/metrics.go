@@ -236,7 +236,25 @@ func (m *Metrics) UnmarshalJSON(data []byte) error {
 // calculate_metrics does. singleStream adds the decode rate.
 func Compute(samples []Sample, duration time.Duration, singleStream bool) Metrics {
 	var m Metrics
-	var ttft, tpot, itl, gaps, e2e []float64
+	// Sized first: the samples hold a level's every token, and growing
+	// the lists by appends would copy them over and over. When every
+	// chunk carried one token the chunk gaps are the ITLs, and one sort
+	// serves both.
+	ok, tokens, chunks, sameGaps := 0, 0, 0, true
+	for i := range samples {
+		if s := &samples[i]; s.OK {
+			ok++
+			if !s.ZeroTokens {
+				tokens, chunks = tokens+len(s.ITL), chunks+len(s.ChunkGaps)
+				sameGaps = sameGaps && slices.Equal(s.ITL, s.ChunkGaps)
+			}
+		}
+	}
+	ttft, tpot, e2e := make([]float64, 0, ok), make([]float64, 0, ok), make([]float64, 0, ok)
+	itl, gaps := make([]float64, 0, tokens), []float64(nil)
+	if !sameGaps {
+		gaps = make([]float64, 0, chunks)
+	}
 	var decodeTokens int
 	var decodeTime time.Duration
 	for i := range samples {
@@ -261,8 +279,10 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 		for _, d := range s.ITL {
 			itl = append(itl, ms(d))
 		}
-		for _, d := range s.ChunkGaps {
-			gaps = append(gaps, ms(d))
+		if !sameGaps {
+			for _, d := range s.ChunkGaps {
+				gaps = append(gaps, ms(d))
+			}
 		}
 		ttft = append(ttft, ms(s.TTFT))
 	}
@@ -278,7 +298,11 @@ func Compute(samples []Sample, duration time.Duration, singleStream bool) Metric
 		}
 		m.Concurrency = sum / 1000 / m.Duration
 	}
-	m.TTFT, m.TPOT, m.ITL, m.ChunkGap, m.E2E = dist(ttft), dist(tpot), dist(itl), dist(gaps), dist(e2e)
+	m.TTFT, m.TPOT, m.ITL, m.E2E = dist(ttft), dist(tpot), dist(itl), dist(e2e)
+	m.ChunkGap = m.ITL
+	if !sameGaps {
+		m.ChunkGap = dist(gaps)
+	}
 	if singleStream && decodeTime > 0 {
 		m.DecodeRate = float64(decodeTokens) / decodeTime.Seconds()
 	}

@@ -42,6 +42,35 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+// TestComputeChunkGaps: the chunk gaps are summarised apart from the ITLs
+// unless every chunk of every stream carried one token.
+func TestComputeChunkGaps(t *testing.T) {
+	ten, twenty := msd(10), msd(20)
+	one := Sample{OK: true, OutputTokens: 3, TTFT: ten, Latency: msd(40), ITL: []time.Duration{ten, twenty}, ChunkGaps: []time.Duration{ten, twenty}}
+	two := Sample{OK: true, OutputTokens: 3, TTFT: ten, Latency: msd(30), ITL: []time.Duration{ten, ten}, ChunkGaps: []time.Duration{twenty}}
+	for _, c := range []struct {
+		name          string
+		samples       []Sample
+		itl, chunkGap Dist
+	}{
+		{"one token a chunk", []Sample{one}, Dist{Mean: 15, Median: 15, Std: 5, P90: 19, P95: 19.5, P99: 19.9, Max: 20}, Dist{Mean: 15, Median: 15, Std: 5, P90: 19, P95: 19.5, P99: 19.9, Max: 20}},
+		{"a chunk of two", []Sample{one, two}, Dist{Mean: 12.5, Median: 10, Std: math.Sqrt(18.75), P90: 17, P95: 18.5, P99: 19.7, Max: 20}, Dist{Mean: 50.0 / 3, Median: 20, Std: math.Sqrt(200.0 / 9), P90: 20, P95: 20, P99: 20, Max: 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := Compute(c.samples, time.Second, false)
+			for _, d := range []struct {
+				what      string
+				got, want Dist
+			}{{"itl", m.ITL, c.itl}, {"chunk gap", m.ChunkGap, c.chunkGap}} {
+				g, w := []float64{d.got.Mean, d.got.Median, d.got.Std, d.got.P90, d.got.P95, d.got.P99, d.got.Max}, []float64{d.want.Mean, d.want.Median, d.want.Std, d.want.P90, d.want.P95, d.want.P99, d.want.Max}
+				if !slices.EqualFunc(g, w, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
+					t.Errorf("%s: got %+v, want %+v", d.what, d.got, d.want)
+				}
+			}
+		})
+	}
+}
+
 func TestComputeEmpty(t *testing.T) {
 	m := Compute([]Sample{{Err: "x"}}, 0, true)
 	if m.Completed != 0 || m.Failed != 1 || m.TTFT.Median != 0 || m.RequestThroughput != 0 || m.DecodeRate != 0 {
