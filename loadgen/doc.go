@@ -49,8 +49,11 @@
 // as vllm bench serve names it.
 //
 // What it must not do: start or stop servers, read profiles, or write
-// files; the bench package does those. The one process-wide setting it
-// changes is the soft limit on open files, raised, never lowered, and
-// never past the hard limit. It sends only the requests a level
+// files; the bench package does those. The process-wide settings it
+// changes are two: the soft limit on open files, raised, never lowered,
+// and never past the hard limit; and, while a level runs and unless GOGC
+// is set, the garbage collector's target (50 %, gc.go: at thousands of
+// streams the garbage the default 100 % allows is a third of the
+// client's memory), restored when the level ends. It sends only the requests a level
 // asks for, and every goroutine it starts has ended when a call returns.
 package loadgen

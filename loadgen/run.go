@@ -153,6 +153,7 @@ func (c *Client) Run(ctx context.Context, load Load, lvl Level, obs Observer) (L
 	if err := check(load, lvl); err != nil {
 		return res, err
 	}
+	defer lowerGC()()
 	// Before the first connection: every stream holds one open file.
 	fdWarning := raiseFileLimit(lvl.Concurrency)
 	if load.Warmup > 0 {
