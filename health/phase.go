@@ -168,7 +168,7 @@ func (t *Tracker) Observe(b []byte) {
 			hits = append(hits, hit{marker{name: PhaseGraphsCaptured, last: true}, end})
 		}
 	}
-	for _, g := range markerGroups {
+	for _, g := range markerGroups() {
 		if !bytes.Contains(b, g.anchor) {
 			continue
 		}

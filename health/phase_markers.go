@@ -3,6 +3,7 @@ package health
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/sglaunch/sglaunch/catalog/sglangtab"
 )
@@ -30,8 +31,11 @@ var serverMarkers = []marker{
 // set (their log_formats rows, each citing SGLang's file and line: "Load
 // weight begin", "KV Cache is allocated", the ready line...), one group
 // per marker, then serverMarkers. The "Capture " lines, which begin or end
-// the captures by their verb, are read by captureMarkers instead.
-var markerGroups = mustMarkerGroups()
+// the captures by their verb, are read by captureMarkers instead. They
+// are built on first use, not at start-up: decoding the tables costs tens
+// of milliseconds of CPU that a command which tracks no server (bench
+// --url, verify, diff) must not pay.
+var markerGroups = sync.OnceValue(mustMarkerGroups)
 
 func mustMarkerGroups() []markerGroup {
 	sets, err := sglangtab.All()

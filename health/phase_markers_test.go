@@ -25,7 +25,7 @@ func TestMarkersFromTables(t *testing.T) {
 		}
 	}
 	cite := regexp.MustCompile(`^python/sglang/[^:]+\.py:[1-9][0-9]*$`)
-	for _, g := range markerGroups {
+	for _, g := range markerGroups() {
 		for _, m := range g.markers {
 			if slices.ContainsFunc(serverMarkers, func(s marker) bool { return string(s.text) == string(m.text) }) {
 				continue
