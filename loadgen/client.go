@@ -180,38 +180,61 @@ func (c *Client) doHTTP(ctx context.Context, api API, payload []byte, inputLen, 
 // follow reads a 200 response's event stream to its end into st's
 // sample, which it leaves OK or with its error.
 func follow(st *stream, api API, body io.Reader, want int) {
-	s := st.s
-	er := newEventReader(body, maxEvent(want))
-	var last time.Time
-	done := false
+	newFollower(st, api, body, want).step()
+}
+
+// follower is follow's state between steps: a stream whose reads can
+// find no data yet (errWouldBlock) is followed a step at a time, by
+// whoever is told its data has come (the reactor, h1_raw_linux.go).
+type follower struct {
+	st   *stream
+	api  API
+	er   *eventReader
+	want int
+	last time.Time // the arrival of the last event
+	done bool      // [DONE] has come
+}
+
+func newFollower(st *stream, api API, body io.Reader, want int) *follower {
+	return &follower{st: st, api: api, er: newEventReader(body, maxEvent(want)), want: want}
+}
+
+// step handles the events the body holds until it has none yet (false)
+// or the stream has ended (true), its sample complete.
+func (f *follower) step() (ended bool) {
+	st, s := f.st, f.st.s
 	for {
-		ev, err := er.next()
+		ev, err := f.er.next()
+		if err == errWouldBlock {
+			return false
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			s.Err = streamError(err)
-			return
+			return true
 		}
-		last = ev.at
+		f.last = ev.at
 		if string(ev.data) == "[DONE]" {
-			done = true
+			f.done = true
 			continue
 		}
-		if done {
+		if f.done {
 			continue
 		}
-		if api == Chat {
+		if f.api == Chat {
 			err = st.chatChunk(ev.data, ev.at)
 		} else {
 			err = st.generateChunk(ev.data, ev.at)
 		}
 		if err != nil {
 			s.Err = err.Error()
-			return
+			return true
 		}
 	}
-	st.end(api, done, last, want)
+	st.end(f.api, f.done, f.last, f.want)
+	return true
 }
 
 // streamError is the message of a stream cut by err. The error paths of

@@ -18,10 +18,13 @@
 // Content-Length and chunked bodies, bounded heads and framing lines,
 // bearer token, the context's end interrupting reads), read by the
 // stream's own goroutine through a 512-byte buffer: no goroutine or buffer
-// per connection beside it: an open stream costs about 15 KiB. On Linux a
+// per connection beside it: an open stream costs about 12 KiB. On Linux a
 // connection's socket leaves Go's poller once dialled: one epoll set per
-// client (the reactor, h1_raw_linux.go) wakes the streams, in batches
-// while many are busy, and a stream reads its socket once per event. A
+// client (the reactor, h1_raw_linux.go) watches the sockets, in batches
+// while many are busy; once a response's head is read the reactor
+// follows its body itself, through the same readers, a bounded step per
+// wake-up that reads the socket once per event, and the stream's
+// goroutine waits only for its end. A
 // server behind a proxy, or an https URL, is reached through net/http
 // instead, as every call beside the load always is (health,
 // server_info, flush_cache, /v1/models). A request's clock starts as its

@@ -14,7 +14,8 @@ import (
 )
 
 // h1Client sends the load's streamed requests over plain HTTP/1.1
-// connections it keeps itself, read by the stream's own goroutine. net/http
+// connections it keeps itself, read by the stream's own goroutine (on
+// Linux, the body by the reactor: h1_raw_linux.go). net/http
 // holds three goroutines and two buffers per connection (about 45 KiB of a
 // stream's cost at thousands of streams); here a stream is its goroutine,
 // the connection, a read buffer that starts at h1BufStart and the event

@@ -22,6 +22,7 @@ type h1Body struct {
 	// body (by length); -1: the body runs to the connection's end.
 	left      int64
 	needCRLF  bool  // a chunk's data has ended: its "\r\n" comes next
+	trailing  bool  // the last chunk has come: its trailers are being read
 	err       error // sticky: io.EOF once the body has ended
 	clean     bool  // the body ended at its framing's end: the connection can carry another request
 	trailerOK int   // budget for trailers
@@ -49,7 +50,7 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	n, err := b.read(p)
-	if err != nil {
+	if err != nil && err != errWouldBlock {
 		if !errors.Is(err, io.EOF) && b.ctx.Err() != nil {
 			err = b.ctx.Err() // the deadline the context's end set
 		}
@@ -61,18 +62,20 @@ func (b *h1Body) Read(p []byte) (int, error) {
 func (b *h1Body) read(p []byte) (int, error) {
 	hc := b.hc
 	if b.chunked && b.left == 0 {
-		size, err := b.nextChunk()
-		if err != nil {
-			return 0, err
+		if !b.trailing {
+			size, err := b.nextChunk()
+			if err != nil {
+				return 0, err
+			}
+			b.left, b.trailing = size, size == 0
 		}
-		if size == 0 {
+		if b.trailing {
 			if err := b.trailers(); err != nil {
 				return 0, err
 			}
 			b.clean = true
 			return 0, io.EOF
 		}
-		b.left = size
 	}
 	if b.left == 0 {
 		b.clean = true

@@ -28,7 +28,14 @@ import (
 //     sleeps batchPause between its waits, so one wait returns the events
 //     of many streams, which their goroutines then read back to back.
 //
-// Neither touches the measurement: an event's time is the kernel's
+// And a third, once a response's head has been read: the reactor reads
+// and follows the body itself (follow), a step at a time on its own
+// goroutine as data comes, through the same readers the stream's
+// goroutine would use, which then waits only for the stream's end. An
+// event costs no goroutine wake-up: the scheduler's part of an event's
+// CPU (the wake, the park, the idle processor's sleep) is gone.
+//
+// None touches the measurement: an event's time is the kernel's
 // receive stamp (SO_TIMESTAMPNS), not when it was read, and while a
 // stream's events are more than batchPause apart one read still brings
 // one event. BenchmarkReadFloor (test/perf/bench) measures the floor of
@@ -67,7 +74,26 @@ type rawConn struct {
 	// no new event will follow it, so reads no longer wait.
 	hup atomic.Bool
 	oob [rxstamp.OOBLen]byte
+
+	// While the reactor follows the body (follow): pushed tells reads
+	// to return errWouldBlock rather than wait; budget is the reads
+	// left to the step, more that it stopped with data perhaps left.
+	// pushed is the connection's goroutine's, set before the reactor
+	// runs a step and cleared after the last; budget and more are the
+	// reactor's. ended says the last step is done.
+	pushed bool
+	budget int
+	more   bool
+	ended  chan struct{}
+	// pushing and step are the reactor's record of it, under re.mu.
+	pushing bool
+	step    func() bool
 }
+
+// stepReads bounds the reads of one step: a stream whose data never
+// runs out must not keep the reactor from the others. A step that used
+// them all is run again after the next wait.
+const stepReads = 16
 
 // rawOf takes nc's socket out of Go's poller (a duplicate descriptor
 // outlives nc's close), with the kernel's receive stamps asked for; nil
@@ -91,7 +117,7 @@ func (c *h1Client) rawOf(nc net.Conn) *rawConn {
 		return nil
 	}
 	nc.Close()
-	return &rawConn{fd: fd, re: &c.re, wake: make(chan struct{}, 1)}
+	return &rawConn{fd: fd, re: &c.re, wake: make(chan struct{}, 1), ended: make(chan struct{}, 1)}
 }
 
 // watch registers the socket with the reactor for a request and makes
@@ -105,7 +131,7 @@ func (rc *rawConn) watch(ctx context.Context) (func() bool, error) {
 	rc.registered = true
 	return context.AfterFunc(ctx, func() {
 		rc.cancelled.Store(true)
-		rc.poke()
+		rc.re.interrupt(rc)
 	}), nil
 }
 
@@ -143,10 +169,20 @@ func (rc *rawConn) read(p []byte) (int, time.Time, error) {
 			return 0, time.Time{}, os.ErrDeadlineExceeded
 		}
 		if rc.drained && !rc.hup.Load() {
+			if rc.pushed {
+				return 0, time.Time{}, errWouldBlock // the reactor runs the next step
+			}
 			if err := rc.wait(); err != nil {
 				return 0, time.Time{}, err
 			}
 			rc.drained = false
+		}
+		if rc.pushed {
+			if rc.budget == 0 {
+				rc.more = true
+				return 0, time.Time{}, errWouldBlock
+			}
+			rc.budget--
 		}
 		n, at, err := rxstamp.Recv(rc.fd, p, rc.oob[:])
 		switch {
@@ -187,6 +223,19 @@ func (rc *rawConn) write(bufs [][]byte) error {
 	return nil
 }
 
+// follow has the reactor read the rest of the response: step runs on the
+// reactor's goroutine whenever the socket may have data, or the request
+// ends, until it returns true; follow returns then. The caller's
+// goroutine sleeps meanwhile, and touches nothing step does.
+func (rc *rawConn) follow(step func() bool) {
+	// An edge may have come while the head was read: the first step
+	// reads once whatever the last read said (runStep).
+	rc.pushed = true
+	rc.re.schedule(rc, step)
+	<-rc.ended
+	rc.pushed = false
+}
+
 // noteMerge passes a stream's word of two chunks in one read on.
 func (rc *rawConn) noteMerge() { rc.re.noteMerge() }
 
@@ -206,6 +255,79 @@ type reactor struct {
 	// merged is set for good by a stream whose read brought two chunks
 	// (noteMerge): the reactor no longer pauses.
 	merged atomic.Bool
+	// pending are the followed sockets to step without a new event: a
+	// follow that begins, a request that ends, a step that stopped at
+	// its budget.
+	pending []*rawConn
+}
+
+// schedule starts following rc with step (rawConn.follow).
+func (r *reactor) schedule(rc *rawConn, step func() bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc.pushing, rc.step = true, step
+	r.pending = append(r.pending, rc)
+	r.kick()
+}
+
+// interrupt passes the end of rc's request on: to the step of a followed
+// socket, or to the goroutine waiting on it.
+func (r *reactor) interrupt(rc *rawConn) {
+	r.mu.Lock()
+	pushing := rc.pushing
+	if pushing {
+		r.pending = append(r.pending, rc)
+		r.kick()
+	}
+	r.mu.Unlock()
+	if !pushing {
+		rc.poke()
+	}
+}
+
+// kick wakes the loop from its wait; r.mu is held, the loop running.
+func (r *reactor) kick() {
+	var one [8]byte
+	one[0] = 1
+	_, _ = unix.Write(r.efd, one[:])
+}
+
+// ready is what the loop does for a socket that may have data: a
+// followed one is stepped (added to run), another's goroutine woken;
+// r.mu is held.
+func (r *reactor) ready(run []*rawConn, rc *rawConn) []*rawConn {
+	if rc.pushing {
+		return append(run, rc)
+	}
+	rc.poke()
+	return run
+}
+
+// runStep runs one step of a followed socket (once more after its
+// budget if it used it all), and at the last tells its goroutine. A
+// socket listed twice in one round, or no longer followed, is skipped.
+func (r *reactor) runStep(rc *rawConn) {
+	r.mu.Lock()
+	step := rc.step
+	r.mu.Unlock()
+	if step == nil {
+		return
+	}
+	// The step's first read asks the socket: the wake-up that runs it
+	// says data may have come, as a stream's goroutine takes its wake.
+	rc.budget, rc.more, rc.drained = stepReads, false, false
+	if !step() {
+		if rc.more {
+			r.mu.Lock()
+			r.pending = append(r.pending, rc)
+			r.mu.Unlock()
+		}
+		return
+	}
+	r.mu.Lock()
+	rc.pushing, rc.step = false, nil
+	r.mu.Unlock()
+	rc.ended <- struct{}{}
 }
 
 // noteMerge says a read brought two chunks with tokens of one stream.
@@ -276,16 +398,21 @@ func (r *reactor) start() error {
 // stopIfIdle wakes the loop to end when no socket is left; r.mu is held.
 func (r *reactor) stopIfIdle() {
 	if len(r.conns) == 0 {
-		var one [8]byte
-		one[0] = 1
-		_, _ = unix.Write(r.efd, one[:])
+		r.kick()
 	}
 }
 
 func (r *reactor) loop(ep, efd int) {
 	evs := make([]unix.EpollEvent, 512)
+	var run []*rawConn
 	for {
-		n, err := unix.EpollWait(ep, evs, -1)
+		r.mu.Lock()
+		wait := -1
+		if len(r.pending) > 0 {
+			wait = 0 // steps to run: look, do not sleep
+		}
+		r.mu.Unlock()
+		n, err := unix.EpollWait(ep, evs, wait)
 		if err != nil && err != unix.EINTR {
 			// Cannot happen with a valid set and buffer; were it to,
 			// wake every stream, whose reads then find out for
@@ -293,12 +420,15 @@ func (r *reactor) loop(ep, efd int) {
 			n = 0
 			r.mu.Lock()
 			for _, rc := range r.conns {
-				rc.poke()
+				run = r.ready(run, rc)
 			}
 			r.mu.Unlock()
 			time.Sleep(batchPause)
 		}
 		r.mu.Lock()
+		run = append(run, r.pending...)
+		clear(r.pending)
+		r.pending = r.pending[:0]
 		for _, ev := range evs[:max(n, 0)] {
 			if ev.Fd == int32(efd) {
 				var b [8]byte
@@ -309,7 +439,7 @@ func (r *reactor) loop(ep, efd int) {
 				if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 					rc.hup.Store(true)
 				}
-				rc.poke()
+				run = r.ready(run, rc)
 			}
 		}
 		if len(r.conns) == 0 {
@@ -320,6 +450,11 @@ func (r *reactor) loop(ep, efd int) {
 			return
 		}
 		r.mu.Unlock()
+		for _, rc := range run {
+			r.runStep(rc)
+		}
+		clear(run)
+		run = run[:0]
 		if p := r.pause(n, len(evs)); p > 0 {
 			time.Sleep(p)
 		}

@@ -3,8 +3,13 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,26 +42,32 @@ func TestRawSocketsSeeTheEndWithTheData(t *testing.T) {
 	}
 }
 
-// TestRawSocketWaitEndsWithTheContext: a request whose server never
-// answers ends when its context does, and its socket is closed.
+// TestRawSocketWaitEndsWithTheContext: a request whose server stops
+// answering ends when its context does, and its socket is closed: before
+// the head (the stream's goroutine waits) and in the body (the reactor
+// follows it).
 func TestRawSocketWaitEndsWithTheContext(t *testing.T) {
-	srv := newRawServer(t, func(int, int) (string, bool) {
-		time.Sleep(time.Minute)
-		return "", true
-	})
-	c := NewClient(srv.url(), "", 1)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	s := c.do(ctx, Generate, []byte(`{}`), 4, 2, func(int) {})
-	if s.OK || time.Since(start) > 10*time.Second {
-		t.Fatalf("OK %v after %s, want a failed request soon after 200 ms (error %q)", s.OK, time.Since(start), s.Err)
+	for _, c := range []struct{ name, first string }{
+		{"no answer", ""},
+		{"stalled body", "HTTP/1.0 200 OK\r\n\r\ndata: {\"text\":\" tok\",\"meta_info\":{\"completion_tokens\":1}}\n\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newRawServer(t, func(int, int) (string, bool) { return c.first, false })
+			cl := NewClient(srv.url(), "", 1)
+			defer cl.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			s := cl.do(ctx, Generate, []byte(`{}`), 4, 2, func(int) {})
+			if s.OK || time.Since(start) > 10*time.Second {
+				t.Fatalf("OK %v after %s, want a failed request soon after 200 ms (error %q)", s.OK, time.Since(start), s.Err)
+			}
+			if cl.h1.idleCount() != 0 {
+				t.Error("a connection whose request was cut went back to the pool")
+			}
+			testkit.WaitFor(t, 10*time.Second, "the reactor to end with its last socket", func() bool { return !reactorRunning(cl) })
+		})
 	}
-	if c.h1.idleCount() != 0 {
-		t.Error("a connection whose request was cut went back to the pool")
-	}
-	testkit.WaitFor(t, 10*time.Second, "the reactor to end with its last socket", func() bool { return !reactorRunning(c) })
 }
 
 // TestReactorEndsAndComesBack: the reactor runs while a request does; a
@@ -116,5 +127,69 @@ func TestReactorStopsPausingAtAMerge(t *testing.T) {
 	r.noteMerge()
 	if p := r.pause(10*batchMin, 512); p != 0 {
 		t.Errorf("a busy round after a merge: pause %s, want none", p)
+	}
+}
+
+// TestReactorSharesItselfWithAFlood: the reactor reads the streams' bodies
+// itself, and a stream whose data never runs out gets it in steps of
+// stepReads reads, so that another stream on the same reactor still ends
+// on time.
+func TestReactorSharesItselfWithAFlood(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var flooded atomic.Int64
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				r, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				body, _ := io.ReadAll(r.Body)
+				if !strings.Contains(string(body), "flood") {
+					_, _ = io.WriteString(conn, "HTTP/1.0 200 OK\r\n\r\n"+sseBody)
+					return
+				}
+				// Comments only: an endless stream that is never done.
+				_, _ = io.WriteString(conn, "HTTP/1.0 200 OK\r\n\r\n")
+				block := strings.Repeat(": ping\n\n", 512)
+				for {
+					n, err := io.WriteString(conn, block)
+					flooded.Add(int64(n))
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	c := NewClient("http://"+ln.Addr().String(), "", 2)
+	defer c.Close()
+	floodCtx, stopFlood := context.WithCancel(t.Context())
+	defer stopFlood()
+	floodDone := make(chan *Sample, 1)
+	go func() { floodDone <- c.do(floodCtx, Generate, []byte(`{"flood":1}`), 4, 2, func(int) {}) }()
+	testkit.WaitFor(t, 10*time.Second, "the flood to be read", func() bool { return flooded.Load() > 4<<20 })
+	done := make(chan *Sample, 1)
+	go func() { done <- c.do(runCtx(t), Generate, []byte(`{}`), 4, 2, func(int) {}) }()
+	select {
+	case s := <-done:
+		if !s.OK || s.OutputTokens != 2 {
+			t.Errorf("the stream beside the flood: OK %v, %d tokens, error %q", s.OK, s.OutputTokens, s.Err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the stream beside the flood did not end within 10 s: the flood kept the reactor")
+	}
+	stopFlood()
+	if s := <-floodDone; s.OK {
+		t.Error("the flood, cut by its context, was counted complete")
 	}
 }

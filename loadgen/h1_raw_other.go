@@ -24,3 +24,4 @@ func (rc *rawConn) read([]byte) (int, time.Time, error)        { return 0, time.
 func (rc *rawConn) write([][]byte) error                       { return errNoRaw }
 func (rc *rawConn) close()                                     {}
 func (rc *rawConn) noteMerge()                                 {}
+func (rc *rawConn) follow(func() bool)                         {}

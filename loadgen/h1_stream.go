@@ -36,9 +36,13 @@ func (c *h1Client) do(ctx context.Context, api API, payload []byte, inputLen, wa
 		return s
 	}
 	if hc.raw != nil {
+		// The reactor reads the body, a step per wake-up, on its own
+		// goroutine: an event costs no wake-up of this one.
 		st.onMerge = hc.raw.noteMerge
+		hc.raw.follow(newFollower(st, api, body, want).step)
+	} else {
+		follow(st, api, body, want)
 	}
-	follow(st, api, body, want)
 	c.done(hc, h, body)
 	return s
 }

@@ -41,23 +41,25 @@ type rawServer struct {
 	ln       net.Listener
 	accepted atomic.Int64
 	answer   func(conn, req int) (resp string, closeAfter bool)
-	// split, when > 0, writes each answer in pieces of that many bytes.
+	// split, when > 0, writes each answer in pieces of that many bytes,
+	// gap apart.
 	split int
+	gap   time.Duration
 }
 
 func newRawServer(t *testing.T, answer func(conn, req int) (string, bool)) *rawServer {
-	return newSplitServer(t, 0, answer)
+	return newSplitServer(t, 0, 0, answer)
 }
 
 // newSplitServer is newRawServer writing its answers in pieces of split
-// bytes.
-func newSplitServer(t *testing.T, split int, answer func(conn, req int) (string, bool)) *rawServer {
+// bytes, gap apart.
+func newSplitServer(t *testing.T, split int, gap time.Duration, answer func(conn, req int) (string, bool)) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{ln: ln, answer: answer, split: split}
+	s := &rawServer{ln: ln, answer: answer, split: split, gap: gap}
 	t.Cleanup(func() { ln.Close() })
 	go s.serve()
 	return s
@@ -95,6 +97,9 @@ func (s *rawServer) conn(c net.Conn, n int) {
 				return
 			}
 			resp = resp[k:]
+			if s.gap > 0 && len(resp) > 0 {
+				time.Sleep(s.gap)
+			}
 		}
 		if closeAfter {
 			return
@@ -115,28 +120,33 @@ func TestH1Responses(t *testing.T) {
 		name    string
 		resp    string
 		split   int
-		wantErr string // "" for a completed request
+		gap     time.Duration // between the pieces: each read finds one
+		wantErr string        // "" for a completed request
 	}{
-		{"chunked", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 1<<20), 0, ""},
-		{"chunked small chunks", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 5), 0, ""},
-		{"chunked written a byte at a time", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 40), 1, ""},
-		{"content length", okHead("Content-Length: "+strconv.Itoa(len(sseBody))+"\r\n") + sseBody, 3, ""},
-		{"to the close", "HTTP/1.0 200 OK\r\n\r\n" + sseBody, 0, ""},
-		{"interim 100 first", "HTTP/1.1 100 Continue\r\n\r\n" + okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 64), 0, ""},
-		{"cut mid-chunk", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 1<<20)[:60], 0, "the server closed the connection mid-response"},
-		{"cut before the last chunk", okHead("Transfer-Encoding: chunked\r\n") + strings.TrimSuffix(chunked(sseBody, 1<<20), "0\r\nX-Trailer: 1\r\n\r\n"), 0, "the server closed the connection mid-response"},
-		{"cut within the length", okHead("Content-Length: 1000\r\n") + sseBody, 0, "the server closed the connection mid-response"},
-		{"headers too large", "HTTP/1.1 200 OK\r\n" + bigHeader + "\r\n", 0, "response headers over"},
-		{"bad chunk size", okHead("Transfer-Encoding: chunked\r\n") + "zz\r\n", 0, "chunk size"},
-		{"chunk overruns its size", okHead("Transfer-Encoding: chunked\r\n") + "2\r\nabc\r\n", 0, "overruns"},
-		{"endless chunk size line", okHead("Transfer-Encoding: chunked\r\n") + strings.Repeat("1", 2*h1MaxChunkLine), 0, "framing line"},
-		{"gzip", okHead("Transfer-Encoding: gzip\r\n"), 0, "unsupported transfer encoding"},
-		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", 0, "malformed HTTP response"},
-		{"HTTP error", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 28\r\n\r\n{\"message\":\"stub failure\"}\r\n", 0, "HTTP 500: stub failure"},
+		{"chunked", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 1<<20), 0, 0, ""},
+		{"chunked small chunks", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 5), 0, 0, ""},
+		{"chunked written a byte at a time", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 40), 1, 0, ""},
+		// Every read brings one byte: a stream the reactor follows stops
+		// for data at every place in the framing and the events, and
+		// takes up again where it stopped.
+		{"chunked, a byte per read", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 40), 1, 300 * time.Microsecond, ""},
+		{"content length", okHead("Content-Length: "+strconv.Itoa(len(sseBody))+"\r\n") + sseBody, 3, 0, ""},
+		{"to the close", "HTTP/1.0 200 OK\r\n\r\n" + sseBody, 0, 0, ""},
+		{"interim 100 first", "HTTP/1.1 100 Continue\r\n\r\n" + okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 64), 0, 0, ""},
+		{"cut mid-chunk", okHead("Transfer-Encoding: chunked\r\n") + chunked(sseBody, 1<<20)[:60], 0, 0, "the server closed the connection mid-response"},
+		{"cut before the last chunk", okHead("Transfer-Encoding: chunked\r\n") + strings.TrimSuffix(chunked(sseBody, 1<<20), "0\r\nX-Trailer: 1\r\n\r\n"), 0, 0, "the server closed the connection mid-response"},
+		{"cut within the length", okHead("Content-Length: 1000\r\n") + sseBody, 0, 0, "the server closed the connection mid-response"},
+		{"headers too large", "HTTP/1.1 200 OK\r\n" + bigHeader + "\r\n", 0, 0, "response headers over"},
+		{"bad chunk size", okHead("Transfer-Encoding: chunked\r\n") + "zz\r\n", 0, 0, "chunk size"},
+		{"chunk overruns its size", okHead("Transfer-Encoding: chunked\r\n") + "2\r\nabc\r\n", 0, 0, "overruns"},
+		{"endless chunk size line", okHead("Transfer-Encoding: chunked\r\n") + strings.Repeat("1", 2*h1MaxChunkLine), 0, 0, "framing line"},
+		{"gzip", okHead("Transfer-Encoding: gzip\r\n"), 0, 0, "unsupported transfer encoding"},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", 0, 0, "malformed HTTP response"},
+		{"HTTP error", "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 28\r\n\r\n{\"message\":\"stub failure\"}\r\n", 0, 0, "HTTP 500: stub failure"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newSplitServer(t, tt.split, func(int, int) (string, bool) { return tt.resp, true })
+			srv := newSplitServer(t, tt.split, tt.gap, func(int, int) (string, bool) { return tt.resp, true })
 			c := NewClient(srv.url(), "", 1)
 			defer c.Close()
 			if c.h1 == nil {

@@ -94,7 +94,9 @@ func (e *eventReader) rawEvent() ([]byte, error) {
 		if len(held) > e.max {
 			return nil, fmt.Errorf("%w: more than %d bytes", errEventTooLarge, e.max)
 		}
-		e.fill()
+		if err := e.fill(); err != nil {
+			return nil, err // errWouldBlock: the rest of the event is yet to come
+		}
 	}
 }
 
@@ -125,8 +127,9 @@ func eventEnd(b []byte, from int) int {
 
 // fill reads once into the free end of the buffer, first moving what is
 // held to the front, and doubling the buffer when that does not make
-// room.
-func (e *eventReader) fill() {
+// room. It returns errWouldBlock, and keeps no error, when the read
+// found no data yet; any other error is kept for rawEvent.
+func (e *eventReader) fill() error {
 	if e.start > 0 {
 		e.end = copy(e.buf, e.buf[e.start:e.end])
 		e.start = 0
@@ -150,9 +153,13 @@ func (e *eventReader) fill() {
 		}
 		e.end += n
 	}
+	if err == errWouldBlock {
+		return err
+	}
 	if err != nil {
 		e.err = err
 	}
+	return nil
 }
 
 // join returns the data of the raw event: its data lines' values joined
