@@ -71,15 +71,12 @@ var (
 // table set (see ArgsFor for an installed version's).
 func SGLangArgs() *Args {
 	argsOnce.Do(func() {
-		all, err := sglangtab.All()
-		if err == nil && len(all) == 0 {
-			err = fmt.Errorf("no table sets embedded")
-		}
+		newest, err := sglangtab.Newest()
 		if err != nil {
 			argsErr = err
 			return
 		}
-		argsVal, argsErr = ArgsFromTables(all[len(all)-1])
+		argsVal, argsErr = ArgsFromTables(newest)
 	})
 	if argsErr != nil {
 		// The tables are part of the binary; a failure is a build defect

@@ -76,15 +76,12 @@ var (
 // generated SGLang table set (see EnvsFor for an installed version's).
 func SGLangEnvCatalog() *SGLangEnvs {
 	sglEnvOnce.Do(func() {
-		all, err := sglangtab.All()
-		if err == nil && len(all) == 0 {
-			err = fmt.Errorf("no table sets embedded")
-		}
+		newest, err := sglangtab.Newest()
 		if err != nil {
 			sglEnvErr = err
 			return
 		}
-		sglEnvVal, sglEnvErr = EnvsFromTables(all[len(all)-1])
+		sglEnvVal, sglEnvErr = EnvsFromTables(newest)
 	})
 	if sglEnvErr != nil {
 		// Embedded data; a failure is a build defect the tests catch.

@@ -2,6 +2,7 @@ package sglangtab
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -47,12 +48,59 @@ var (
 
 // All returns every embedded table set, oldest version first.
 func All() ([]*Tables, error) {
-	loadOnce.Do(func() { sets, loadErr = load(data) })
+	loadOnce.Do(func() { sets, loadErr = load() })
 	return sets, loadErr
 }
 
-func load(fsys fs.FS) ([]*Tables, error) {
+// Newest returns the newest embedded table set, the last of All, and
+// decodes it alone (its meta.json picks it): the catalogs of a command
+// that never looks at an installed SGLang (bench --url redacting its
+// record) need no other, and decoding every set costs a command tens of
+// milliseconds of CPU. All takes it from here rather than decode it again.
+var Newest = sync.OnceValues(func() (*Tables, error) {
+	dir, err := newestDir(data)
+	if err != nil {
+		return nil, err
+	}
+	return loadDir(data, dir)
+})
+
+// newestDir is the directory of the newest version, by its meta.json.
+func newestDir(fsys fs.FS) (string, error) {
 	dirs, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return "", err
+	}
+	best, bestV := "", pyVersion{}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, path.Join(d.Name(), "meta.json"))
+		if err != nil {
+			return "", fmt.Errorf("sglang tables %s: %w", d.Name(), err)
+		}
+		var m Meta
+		if err := json.Unmarshal(b, &m); err != nil {
+			return "", fmt.Errorf("sglang tables %s: meta.json: %w", d.Name(), err)
+		}
+		if v := parseVersion(m.Version); best == "" || compare(v, bestV) > 0 {
+			best, bestV = d.Name(), v
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("sglang tables: none embedded")
+	}
+	return best, nil
+}
+
+// load decodes every embedded set, the newest through Newest.
+func load() ([]*Tables, error) {
+	dirs, err := fs.ReadDir(data, ".")
+	if err != nil {
+		return nil, err
+	}
+	newest, err := newestDir(data)
 	if err != nil {
 		return nil, err
 	}
@@ -61,17 +109,14 @@ func load(fsys fs.FS) ([]*Tables, error) {
 		if !d.IsDir() {
 			continue
 		}
-		files := map[string][]byte{}
-		for _, f := range Files {
-			b, err := fs.ReadFile(fsys, path.Join(d.Name(), f))
-			if err != nil {
-				return nil, fmt.Errorf("sglang tables %s: %w", d.Name(), err)
-			}
-			files[f] = b
+		var t *Tables
+		if d.Name() == newest {
+			t, err = Newest()
+		} else {
+			t, err = loadDir(data, d.Name())
 		}
-		t, err := Decode(files)
 		if err != nil {
-			return nil, fmt.Errorf("sglang tables %s: %w", d.Name(), err)
+			return nil, err
 		}
 		out = append(out, t)
 	}
@@ -79,6 +124,23 @@ func load(fsys fs.FS) ([]*Tables, error) {
 		return compare(parseVersion(out[i].Meta.Version), parseVersion(out[j].Meta.Version)) < 0
 	})
 	return out, nil
+}
+
+// loadDir decodes the table set in directory dir.
+func loadDir(fsys fs.FS, dir string) (*Tables, error) {
+	files := map[string][]byte{}
+	for _, f := range Files {
+		b, err := fs.ReadFile(fsys, path.Join(dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("sglang tables %s: %w", dir, err)
+		}
+		files[f] = b
+	}
+	t, err := Decode(files)
+	if err != nil {
+		return nil, fmt.Errorf("sglang tables %s: %w", dir, err)
+	}
+	return t, nil
 }
 
 // For picks the table set for an installed SGLang version: the one
