@@ -42,6 +42,7 @@ func TestIgnoreSIGTERMKeepsPidArgvAndExe(t *testing.T) {
 	if exe, err := proc.Exe(s.PID()); err != nil || exe != sleep {
 		t.Errorf("the pid runs %q (%v), want %q", exe, err, sleep)
 	}
+	testkit.WaitExeced(t, s.PID())
 	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.PID()))
 	if got := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00"); strings.Join(got, " ") != strings.Join(p.Argv, " ") {
 		t.Errorf("argv %q, want %q", got, p.Argv)

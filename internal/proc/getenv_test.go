@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sglaunch/sglaunch/internal/testkit"
 )
 
 func TestGetenv(t *testing.T) {
@@ -15,6 +17,7 @@ func TestGetenv(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	testkit.WaitExeced(t, cmd.Process.Pid)
 	tests := []struct {
 		name, want string
 		ok         bool

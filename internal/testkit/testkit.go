@@ -160,3 +160,16 @@ func MinParallel(n int) {
 		_ = f.Value.Set(strconv.Itoa(n))
 	}
 }
+
+// WaitExeced waits until pid's argument and environment strings are in
+// place. exec.Cmd.Start returns once the child's execve has passed the
+// point of no return (its close-on-exec pipe closed), which is before
+// the kernel lays the new argv and environ out: a /proc/PID/cmdline or
+// environ read at once may still find them empty.
+func WaitExeced(t testing.TB, pid int) {
+	t.Helper()
+	WaitFor(t, 10*time.Second, fmt.Sprintf("pid %d's argv after exec", pid), func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return err != nil || len(b) > 0 // gone: the caller's check tells
+	})
+}
