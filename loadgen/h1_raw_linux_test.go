@@ -36,8 +36,8 @@ func TestRawSocketsSeeTheEndWithTheData(t *testing.T) {
 		}
 	}
 	// Both chunks came in one write, so in one read with one stamp: the
-	// stream told the reactor, which no longer pauses.
-	if !c.h1.re.merged.Load() {
+	// stream told the reactor, every time.
+	if c.h1.re.merges.Load() < 50 {
 		t.Error("two chunks in one read did not reach the reactor")
 	}
 }
@@ -113,20 +113,53 @@ func TestRawSocketWritesWhatDoesNotFit(t *testing.T) {
 	}
 }
 
-func TestReactorStopsPausingAtAMerge(t *testing.T) {
+// TestReactorPauses: the reactor pauses after a busy wait, or a quick
+// one at a busy rate; a merge now and then (a server's two events back to
+// back) leaves it pausing, merges above their share stop it for good.
+func TestReactorPauses(t *testing.T) {
 	var r reactor
-	if p := r.pause(batchMin-1, 512); p != 0 {
-		t.Errorf("a quiet round: pause %s, want none", p)
+	slow := 10 * batchPause // a wait long after the last: the rate is low
+	tests := []struct {
+		name  string
+		n     int
+		since time.Duration
+		want  time.Duration
+	}{
+		{"a quiet round", batchMin - 1, slow, 0},
+		{"a busy round", batchMin, slow, batchPause},
+		{"one event right after the last wait, at a rate that fills a pause", 1, batchPause / batchMin, batchPause},
+		{"one event a little later", 1, 2 * batchPause / batchMin, 0},
+		{"a wait that filled its buffer", 512, time.Millisecond, 0}, // more are waiting
+		{"a wait that found nothing", 0, 0, 0},
 	}
-	if p := r.pause(batchMin, 512); p != batchPause {
-		t.Errorf("a busy round: pause %s, want %s", p, batchPause)
+	for _, tt := range tests {
+		if p := r.pause(tt.n, 512, tt.since); p != tt.want {
+			t.Errorf("%s (%d events, %s after the last wait): pause %s, want %s", tt.name, tt.n, tt.since, p, tt.want)
+		}
 	}
-	if p := r.pause(512, 512); p != 0 {
-		t.Errorf("a wait that filled its buffer: pause %s, want none (more are waiting)", p)
+	for range mergeMin - 1 {
+		r.noteMerge()
 	}
-	r.noteMerge()
-	if p := r.pause(10*batchMin, 512); p != 0 {
-		t.Errorf("a busy round after a merge: pause %s, want none", p)
+	if p := r.pause(batchMin, 512, slow); p != batchPause {
+		t.Errorf("%d merges: pause %s, want %s", mergeMin-1, p, batchPause)
+	}
+	for range 1000 { // 1,000 busy rounds: 8,000 more events
+		r.pause(batchMin, 512, slow)
+	}
+	for range 20 {
+		r.noteMerge()
+	}
+	if p := r.pause(batchMin, 512, slow); p != batchPause {
+		t.Errorf("%d merges in %d events: pause %s, want %s", r.merges.Load(), r.events, p, batchPause)
+	}
+	for range int(mergeShare * float64(r.events)) {
+		r.noteMerge()
+	}
+	if p := r.pause(batchMin, 512, slow); p != 0 {
+		t.Errorf("%d merges in %d events: pause %s, want none", r.merges.Load(), r.events, p)
+	}
+	if p := r.pause(10*batchMin, 512, slow); p != 0 {
+		t.Errorf("a busy round after the merges: pause %s, want none (for good)", p)
 	}
 }
 
