@@ -448,6 +448,10 @@ func (r *reactor) loop(ep, efd int) {
 		now := time.Now()
 		since := now.Sub(last)
 		last = now
+		if now.Sub(yielded) >= yieldEvery {
+			runtime.Gosched()
+			yielded = now
+		}
 		if err != nil && err != unix.EINTR {
 			// Cannot happen with a valid set and buffer; were it to,
 			// wake every stream, whose reads then find out for
@@ -492,10 +496,6 @@ func (r *reactor) loop(ep, efd int) {
 		run = run[:0]
 		if p := r.pause(n, len(evs), since); p > 0 {
 			sleepThread(p)
-		}
-		if now.Sub(yielded) >= yieldEvery {
-			runtime.Gosched()
-			yielded = time.Now()
 		}
 	}
 }
